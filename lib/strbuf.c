@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Capped growable buffer and JSON escaping. Owns its memory; the caller owns
+ * the struct.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "strbuf.h"
+
+#define STRBUF_DEFAULT_CAP (1u << 20)
+
+void
+strbuf_init(struct strbuf *sb, size_t cap)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->cap = cap ? cap : STRBUF_DEFAULT_CAP;
+}
+
+void
+strbuf_free(struct strbuf *sb)
+{
+	free(sb->s);
+	sb->s = NULL;
+	sb->len = sb->size = 0;
+}
+
+void
+strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	sb->truncated = false;
+	if (sb->s)
+		sb->s[0] = '\0';
+}
+
+const char *
+strbuf_str(const struct strbuf *sb)
+{
+	return sb->s ? sb->s : "";
+}
+
+/* Makes room for n more bytes plus the NUL; false when past the cap. */
+static bool
+strbuf_grow(struct strbuf *sb, size_t n)
+{
+	size_t need, size;
+	char *s;
+
+	if (n > sb->cap - sb->len) {
+		sb->truncated = true;
+		return false;
+	}
+	need = sb->len + n + 1;
+	if (need <= sb->size)
+		return true;
+	size = sb->size ? sb->size : 256;
+	while (size < need)
+		size *= 2;
+	if ((s = realloc(sb->s, size)) == NULL)
+		fatal("out of memory");
+	sb->s = s;
+	sb->size = size;
+	return true;
+}
+
+void
+strbuf_add(struct strbuf *sb, const char *p, size_t n)
+{
+	if (!strbuf_grow(sb, n))
+		return;
+	memcpy(sb->s + sb->len, p, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+void
+strbuf_puts(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void
+strbuf_putc(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void
+strbuf_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !strbuf_grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void
+strbuf_json_esc(struct strbuf *sb, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+
+		switch (c) {
+		case '"':
+			strbuf_add(sb, "\\\"", 2);
+			break;
+		case '\\':
+			strbuf_add(sb, "\\\\", 2);
+			break;
+		case '\n':
+			strbuf_add(sb, "\\n", 2);
+			break;
+		case '\t':
+			strbuf_add(sb, "\\t", 2);
+			break;
+		case '\r':
+			strbuf_add(sb, "\\r", 2);
+			break;
+		default:
+			/* Non-ASCII bytes are escaped one by one: the output
+			 * stays valid JSON whatever a client sent. */
+			if (c < 0x20 || c >= 0x7f || c == '<' || c == '>')
+				strbuf_add(sb, esc, 6);
+			else
+				strbuf_add(sb, (const char *)&s[i], 1);
+		}
+	}
+}
+
+void
+strbuf_json_str(struct strbuf *sb, const char *s)
+{
+	if (s == NULL) {
+		strbuf_puts(sb, "null");
+		return;
+	}
+	strbuf_putc(sb, '"');
+	strbuf_json_esc(sb, s, strlen(s));
+	strbuf_putc(sb, '"');
+}
+
+void
+strbuf_json_key(struct strbuf *sb, bool *first, const char *key)
+{
+	if (!*first)
+		strbuf_putc(sb, ',');
+	*first = false;
+	strbuf_json_str(sb, key);
+	strbuf_putc(sb, ':');
+}

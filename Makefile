@@ -39,14 +39,20 @@ FUZZ_NAMES = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 HELPER_SRC = $(wildcard tests/helpers/*.c)
 HELPER_BIN = $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 
+.SECONDARY:
+
 .PHONY: all deps check unit golden golden-update fuzz-replay integration asan \
 	fuzz bench run format format-check install clean
 
 all: $(B)/egressd $(B)/egressctl
 
+# V=1 prints whole command lines.
+Q = $(if $(V),,@)
+
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(V),,echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The default policy is compiled into the binary so that `egressd` runs with
 # no arguments on a fresh machine.
@@ -55,35 +61,38 @@ $(B)/gen/default_policy.c: policies/default.yaml lib/embed.sh
 	sh lib/embed.sh default_policy_yaml < $< > $@
 
 $(B)/gen/default_policy.o: $(B)/gen/default_policy.c
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/libegressd.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/egressd: $(B)/proxy/egressd.o $(B)/libegressd.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/egressctl: $(B)/proxy/egressctl.o $(B)/libegressd.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/libegressd.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/helpers/%: $(B)/tests/helpers/%.o $(B)/libegressd.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # Fuzz targets built with the normal compiler and a replay main: every
 # corpus file runs under `make check` (and under ASan in `make asan`).
 $(B)/tests/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libegressd.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/tests/fuzz/replay.o: tests/fuzz/replay.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
 
 deps:
 	sh tests/deps.sh

@@ -27,6 +27,10 @@ log_level_get(void)
 
 static void
 log_vprint(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void
+log_vprint(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
 {
 	char line[2048];
 

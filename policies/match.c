@@ -342,8 +342,8 @@ split(const char *s, struct comps *c)
 
 		while (*s && *s != '/')
 			s++;
-		if (c->count == GLOB_MAX_COMPONENTS)
-			return false;
+		if (c->count == GLOB_MAX_COMPONENTS || s == seg)
+			return false; /* too deep, or an empty component */
 		c->p[c->count] = seg;
 		c->n[c->count++] = (size_t)(s - seg);
 	}

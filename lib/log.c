@@ -25,9 +25,8 @@ log_level_get(void)
 	return log_max;
 }
 
-static void
-log_vprint(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
+static void log_vprint(enum log_level lvl, const char *tag, const char *fmt,
+    va_list ap) __attribute__((format(printf, 3, 0)));
 
 static void
 log_vprint(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
@@ -40,13 +39,13 @@ log_vprint(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", log_prog, tag, line);
 }
 
-#define LOG_FN(name, lvl, tag)                                                 \
-	void name(const char *fmt, ...)                                        \
-	{                                                                      \
-		va_list ap;                                                    \
-		va_start(ap, fmt);                                             \
-		log_vprint(lvl, tag, fmt, ap);                                 \
-		va_end(ap);                                                    \
+#define LOG_FN(name, lvl, tag) \
+	void name(const char *fmt, ...) \
+	{ \
+		va_list ap; \
+		va_start(ap, fmt); \
+		log_vprint(lvl, tag, fmt, ap); \
+		va_end(ap); \
 	}
 
 LOG_FN(log_err, LOG_LVL_ERR, "error: ")

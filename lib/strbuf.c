@@ -114,7 +114,8 @@ strbuf_json_esc(struct strbuf *sb, const char *s, size_t n)
 
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+		char esc[7] = {
+		    '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
 
 		switch (c) {
 		case '"':

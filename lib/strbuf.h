@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 struct strbuf {
-	char *s;	/* always NUL-terminated once anything was appended */
+	char *s; /* always NUL-terminated once anything was appended */
 	size_t len;
 	size_t size;
-	size_t cap;	/* maximum len; 0 means 1 MiB */
+	size_t cap; /* maximum len; 0 means 1 MiB */
 	bool truncated;
 };
 

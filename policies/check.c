@@ -31,7 +31,8 @@ check_effective(const struct policy *p, struct strbuf *out)
 	size_t i, k, j, l, m;
 	char ports[32];
 
-	strbuf_puts(out, "# effective per binary (blocks are OR-ed; a deny block wins):\n");
+	strbuf_puts(out,
+	    "# effective per binary (blocks are OR-ed; a deny block wins):\n");
 	for (i = 0; i < p->nblocks; i++)
 		for (k = 0; k < p->blocks[i].nbinaries; k++) {
 			const char *path = p->blocks[i].binaries[k].path;
@@ -42,20 +43,24 @@ check_effective(const struct policy *p, struct strbuf *out)
 			if (listed_before(p, i, k))
 				continue;
 			if (bin->state == BINARY_SYMLINK) {
-				strbuf_printf(out, "#   %s: never matches (a symlink to %s)\n",
+				strbuf_printf(out,
+				    "#   %s: never matches (a symlink to %s)\n",
 				    path, bin->real);
 				continue;
 			}
 			if (bin->interpreter) {
-				strbuf_printf(out, "#   %s: never matches (a script run by %s)\n",
+				strbuf_printf(out,
+				    "#   %s: never matches (a script run by %s)\n",
 				    path, bin->interpreter);
 				continue;
 			}
 			if (bin->state == BINARY_MISSING ||
 			    bin->state == BINARY_NOT_FILE) {
-				strbuf_printf(out, "#   %s: matches nothing (%s)\n",
-				    path, bin->state == BINARY_MISSING ?
-				    "not found" : "not a regular file");
+				strbuf_printf(out,
+				    "#   %s: matches nothing (%s)\n", path,
+				    bin->state == BINARY_MISSING ?
+				        "not found" :
+				        "not a regular file");
 				continue;
 			}
 			strbuf_printf(out, "#   %s\n", path);
@@ -65,35 +70,45 @@ check_effective(const struct policy *p, struct strbuf *out)
 
 				for (l = 0; l < b->nbinaries && !lists; l++)
 					lists = strcmp(b->binaries[l].path,
-					    path) == 0;
+					            path) == 0;
 				if (!lists)
 					continue;
 				for (l = 0; l < b->nendpoints; l++) {
 					const struct policy_endpoint *e =
 					    &b->endpoints[l];
 
-					strbuf_printf(out, strchr(e->host_text, ':') ?
-					    "#     %s [%s]:" : "#     %s %s:", b->deny ?
-					    "DENY " : "allow", e->host_text);
+					strbuf_printf(out,
+					    strchr(e->host_text, ':') ?
+					        "#     %s [%s]:" :
+					        "#     %s %s:",
+					    b->deny ? "DENY " : "allow",
+					    e->host_text);
 					for (m = 0; m < e->nports; m++) {
-						if (e->ports[m].lo == e->ports[m].hi)
-							snprintf(ports, sizeof(ports), "%u",
+						if (e->ports[m].lo ==
+						    e->ports[m].hi)
+							snprintf(ports,
+							    sizeof(ports), "%u",
 							    e->ports[m].lo);
 						else
-							snprintf(ports, sizeof(ports),
-							    "%u-%u", e->ports[m].lo,
+							snprintf(ports,
+							    sizeof(ports),
+							    "%u-%u",
+							    e->ports[m].lo,
 							    e->ports[m].hi);
 						strbuf_printf(out, "%s%s",
 						    m ? "," : "", ports);
 					}
-					strbuf_printf(out, " %s", policy_protocol_name(e->protocol));
+					strbuf_printf(out, " %s",
+					    policy_protocol_name(e->protocol));
 					if (e->protocol == PROTO_REST)
 						strbuf_printf(out, " %s",
 						    e->access != ACCESS_UNSET ?
-						    policy_access_name(e->access) :
-						    "rules");
+						        policy_access_name(
+						            e->access) :
+						        "rules");
 					strbuf_printf(out, " %s [%s]\n",
-					    policy_enforcement_name(e->enforcement),
+					    policy_enforcement_name(
+					        e->enforcement),
 					    b->key);
 				}
 			}
@@ -116,7 +131,8 @@ report(struct policy *p, struct diags *d, bool json, FILE *out)
 	if (json) {
 		strbuf_puts(&sb, "{\"file\":");
 		strbuf_json_str(&sb, d->file);
-		strbuf_printf(&sb, ",\"valid\":%s,\"errors\":%zu,\"warnings\":%zu,\"diagnostics\":",
+		strbuf_printf(&sb,
+		    ",\"valid\":%s,\"errors\":%zu,\"warnings\":%zu,\"diagnostics\":",
 		    p ? "true" : "false", d->nerrors, d->nwarnings);
 		diags_format_json(d, &sb);
 		strbuf_puts(&sb, ",\"policy\":");
@@ -128,7 +144,8 @@ report(struct policy *p, struct diags *d, bool json, FILE *out)
 	} else {
 		diags_format(d, &sb);
 		if (p) {
-			strbuf_printf(&sb, "%s: valid: %zu %s, %zu %s, %zu %s; %zu %s\n",
+			strbuf_printf(&sb,
+			    "%s: valid: %zu %s, %zu %s, %zu %s; %zu %s\n",
 			    d->file, p->nblocks,
 			    p->nblocks == 1 ? "policy" : "policies", nep,
 			    nep == 1 ? "endpoint" : "endpoints", nbin,

@@ -59,7 +59,7 @@ binary_path_matches(const struct policy_binary *b, const char *path)
 	if (path == NULL)
 		return false;
 	return b->glob ? path_glob_match(b->path, path) :
-	    strcmp(b->path, path) == 0;
+	                 strcmp(b->path, path) == 0;
 }
 
 static struct caller_result
@@ -98,9 +98,10 @@ caller_match(const struct policy_block *b, const struct decide_caller *c)
 				r.m = CM_HASH_MISMATCH;
 			else
 				r.m = CM_MATCH;
-		} else if (c->exe && ((e->real && strcmp(e->real, c->exe) == 0) ||
-		    (c->invoked_as && !e->glob &&
-		    strcmp(e->path, c->invoked_as) == 0))) {
+		} else if (c->exe &&
+		    ((e->real && strcmp(e->real, c->exe) == 0) ||
+		        (c->invoked_as && !e->glob &&
+		            strcmp(e->path, c->invoked_as) == 0))) {
 			r.m = CM_SYMLINK;
 		} else if (c->exe && e->interpreter &&
 		    strcmp(e->interpreter, c->exe) == 0) {
@@ -187,8 +188,10 @@ scan_policy(const struct policy *p, const struct decide_caller *c,
 				s->raw = true;
 			else if (e->enforcement == ENFORCE_ENFORCE)
 				s->l7_enforce = true;
-			if (!s->allowed || (s->ae->protocol == PROTO_REST &&
-			    (e->protocol != PROTO_REST || e->access > s->access))) {
+			if (!s->allowed ||
+			    (s->ae->protocol == PROTO_REST &&
+			        (e->protocol != PROTO_REST ||
+			            e->access > s->access))) {
 				s->ab = b;
 				s->ae = e;
 			}
@@ -218,8 +221,8 @@ ports_text(const struct policy_endpoint *e, char *buf, size_t len)
 		int n;
 
 		if (e->ports[i].lo == e->ports[i].hi)
-			n = snprintf(buf + off, len - off, "%s%u", i ? ", " : "",
-			    e->ports[i].lo);
+			n = snprintf(buf + off, len - off, "%s%u",
+			    i ? ", " : "", e->ports[i].lo);
 		else
 			n = snprintf(buf + off, len - off, "%s%u-%u",
 			    i ? ", " : "", e->ports[i].lo, e->ports[i].hi);
@@ -243,7 +246,8 @@ explain_deny(const struct policy *p, const struct decide_caller *c,
 	const char *file = p ? p->file : "-";
 	const char *exe = exe_text(c);
 	const char *interp_note = c->exe && lint_is_interpreter(c->exe) ?
-	    " (an interpreter: every script it runs gets this access)" : "";
+	    " (an interpreter: every script it runs gets this access)" :
+	    "";
 	char *r = out->reason_text, *h = out->hint;
 	size_t rl = sizeof(out->reason_text), hl = sizeof(out->hint);
 
@@ -252,90 +256,114 @@ explain_deny(const struct policy *p, const struct decide_caller *c,
 	case REASON_EXPLICIT_DENY:
 		snprintf(r, rl, "policy '%s' denies %s for %s", s->db->key, dst,
 		    exe);
-		snprintf(h, hl, "a deny block wins over every allow: remove or narrow policy '%s' (%s:%d) if this should pass",
+		snprintf(h, hl,
+		    "a deny block wins over every allow: remove or narrow policy '%s' (%s:%d) if this should pass",
 		    s->db->key, file, s->de->line);
 		break;
 	case REASON_BINARY_SYMLINK: {
 		const struct policy_binary *b = s->miss.bin;
 
 		if (b->real && c->exe && strcmp(b->real, c->exe) == 0)
-			snprintf(r, rl, "policy '%s' lists %s, which is a symlink to %s (the executable that runs); the policy does not list %s",
+			snprintf(r, rl,
+			    "policy '%s' lists %s, which is a symlink to %s (the executable that runs); the policy does not list %s",
 			    s->mb->key, b->path, c->exe, c->exe);
 		else
-			snprintf(r, rl, "%s was invoked as %s, which is a symlink to %s; policy '%s' lists %s",
+			snprintf(r, rl,
+			    "%s was invoked as %s, which is a symlink to %s; policy '%s' lists %s",
 			    exe, c->invoked_as, exe, s->mb->key, b->path);
-		snprintf(h, hl, "put the real path in the policy: write '- path: %s' instead of '%s' in policy '%s' (%s:%d)",
+		snprintf(h, hl,
+		    "put the real path in the policy: write '- path: %s' instead of '%s' in policy '%s' (%s:%d)",
 		    exe, b->path, s->mb->key, file, b->line);
 		break;
 	}
 	case REASON_BINARY_IS_SCRIPT:
-		snprintf(r, rl, "policy '%s' lists %s, a script run by %s; the interpreter makes the connection",
+		snprintf(r, rl,
+		    "policy '%s' lists %s, a script run by %s; the interpreter makes the connection",
 		    s->mb->key, s->miss.bin->path, exe);
-		snprintf(h, hl, "list the interpreter: add '- path: %s' to policy '%s' (%s:%d); note that this allows every script it runs",
+		snprintf(h, hl,
+		    "list the interpreter: add '- path: %s' to policy '%s' (%s:%d); note that this allows every script it runs",
 		    exe, s->mb->key, file, s->miss.bin->line);
 		break;
 	case REASON_BINARY_HASH_MISMATCH:
-		snprintf(r, rl, "the SHA-256 of %s differs from the one pinned in policy '%s'",
+		snprintf(r, rl,
+		    "the SHA-256 of %s differs from the one pinned in policy '%s'",
 		    exe, s->mb->key);
-		snprintf(h, hl, "the executable changed on disk; if that is expected, update sha256 at %s:%d (sha256sum %s)",
+		snprintf(h, hl,
+		    "the executable changed on disk; if that is expected, update sha256 at %s:%d (sha256sum %s)",
 		    file, s->miss.bin->line, exe);
 		break;
 	case REASON_BINARY_HASH_UNAVAILABLE:
-		snprintf(r, rl, "policy '%s' pins the SHA-256 of %s but it could not be computed",
+		snprintf(r, rl,
+		    "policy '%s' pins the SHA-256 of %s but it could not be computed",
 		    s->mb->key, exe);
-		snprintf(h, hl, "check that egressd can read %s (it hashes the file the process runs)",
+		snprintf(h, hl,
+		    "check that egressd can read %s (it hashes the file the process runs)",
 		    exe);
 		break;
 	case REASON_CLIENT_NOT_ALLOWED:
-		snprintf(r, rl, "policy '%s' allows %s, but not from this source address",
+		snprintf(r, rl,
+		    "policy '%s' allows %s, but not from this source address",
 		    s->mb->key, dst);
-		snprintf(h, hl, "add the source address to 'clients' of policy '%s' (%s:%d)",
+		snprintf(h, hl,
+		    "add the source address to 'clients' of policy '%s' (%s:%d)",
 		    s->mb->key, file, s->mb->line);
 		break;
 	case REASON_BINARY_NOT_ALLOWED:
 		snprintf(r, rl, "policy '%s' allows %s, but not for %s",
 		    s->mb->key, dst, exe);
 		if (c->invoked_as)
-			snprintf(h, hl, "add '- path: %s' to the binaries of policy '%s' (%s:%d)%s; it was invoked as %s, a symlink: the policy must name the real path",
+			snprintf(h, hl,
+			    "add '- path: %s' to the binaries of policy '%s' (%s:%d)%s; it was invoked as %s, a symlink: the policy must name the real path",
 			    exe, s->mb->key, file, s->mb->line, interp_note,
 			    c->invoked_as);
 		else
-			snprintf(h, hl, "add '- path: %s' to the binaries of policy '%s' (%s:%d)%s",
+			snprintf(h, hl,
+			    "add '- path: %s' to the binaries of policy '%s' (%s:%d)%s",
 			    exe, s->mb->key, file, s->mb->line, interp_note);
 		break;
 	case REASON_RAW_TCP_NOT_ALLOWED:
-		snprintf(r, rl, "the connection to %s carried neither TLS nor HTTP (named by %s only), and policy '%s' allows it only for TLS or HTTP",
-		    dst, d->source == DECIDE_SRC_DNS ? "the sandbox's DNS lookup" :
-		    "its address", s->rb->key);
-		snprintf(h, hl, "to allow raw TCP (e.g. ssh), add 'protocol: tcp' to the endpoint at %s:%d",
+		snprintf(r, rl,
+		    "the connection to %s carried neither TLS nor HTTP (named by %s only), and policy '%s' allows it only for TLS or HTTP",
+		    dst,
+		    d->source == DECIDE_SRC_DNS ? "the sandbox's DNS lookup" :
+		                                  "its address",
+		    s->rb->key);
+		snprintf(h, hl,
+		    "to allow raw TCP (e.g. ssh), add 'protocol: tcp' to the endpoint at %s:%d",
 		    file, s->re->line);
 		break;
 	case REASON_PORT_NOT_ALLOWED:
 		ports_text(s->pe, ports, sizeof(ports));
 		snprintf(r, rl, "policy '%s' allows %s only on port %s, not %u",
 		    s->pb->key, d->host->name, ports, d->port);
-		snprintf(h, hl, "add port %u to the endpoint at %s:%d (e.g. 'ports: [%s, %u]')",
+		snprintf(h, hl,
+		    "add port %u to the endpoint at %s:%d (e.g. 'ports: [%s, %u]')",
 		    d->port, file, s->pe->line, ports, d->port);
 		break;
 	case REASON_IP_NOT_ALLOWED:
-		snprintf(r, rl, "%s is an IP address; host name rules never match IP literals and no IP rule covers it",
+		snprintf(r, rl,
+		    "%s is an IP address; host name rules never match IP literals and no IP rule covers it",
 		    dst);
-		snprintf(h, hl, "connect by host name, or add '- { host: %s, port: %u }' to a policy listing %s",
+		snprintf(h, hl,
+		    "connect by host name, or add '- { host: %s, port: %u }' to a policy listing %s",
 		    d->host->name, d->port, exe);
 		break;
 	case REASON_NO_MATCHING_POLICY:
 		snprintf(r, rl, "no policy allows %s", dst);
 		if (c->exe)
-			snprintf(h, hl, "to allow it, add '- { host: %s, port: %u }' to the endpoints of a policy whose binaries include %s%s",
+			snprintf(h, hl,
+			    "to allow it, add '- { host: %s, port: %u }' to the endpoints of a policy whose binaries include %s%s",
 			    d->host->name, d->port, exe, interp_note);
 		else
-			snprintf(h, hl, "to allow it, add '- { host: %s, port: %u }' to the endpoints of a policy for the calling binary",
+			snprintf(h, hl,
+			    "to allow it, add '- { host: %s, port: %u }' to the endpoints of a policy for the calling binary",
 			    d->host->name, d->port);
 		break;
 	default:
 		/* identity and other daemon-side reasons */
 		snprintf(r, rl, "%s", reason_text(out->reason));
-		snprintf(h, hl, "egressd must run as root with access to /proc and to sock_diag in the sandbox namespace; see docs/debugging.md for '%s'",
+		snprintf(h, hl,
+		    "egressd must run as root with access to /proc and to sock_diag in the sandbox namespace; see docs/debugging.md for '%s'",
 		    reason_code(out->reason));
 		break;
 	}
@@ -421,7 +449,8 @@ decide(const struct policy *p, const struct decide_caller *c,
 		out->mode = ENFORCE_AUDIT;
 	else
 		out->mode = ENFORCE_ENFORCE;
-	out->verdict = out->mode == ENFORCE_AUDIT ? VERDICT_AUDIT : VERDICT_DENY;
+	out->verdict =
+	    out->mode == ENFORCE_AUDIT ? VERDICT_AUDIT : VERDICT_DENY;
 	explain_deny(p, c, d, &s, out);
 }
 

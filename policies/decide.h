@@ -18,12 +18,12 @@
 
 /* Who is calling, as identified by the proxy. */
 struct decide_caller {
-	const char *exe;	/* kernel-resolved executable; NULL if unknown */
+	const char *exe; /* kernel-resolved executable; NULL if unknown */
 	const char *invoked_as; /* argv[0] path when it resolves elsewhere */
 	const char *const *ancestors; /* exe of parent, grandparent, ... */
 	size_t nancestors;
-	const uint8_t *sha256;	  /* exe hash, NULL when not computed */
-	const struct addr *src;	  /* source address (gateway clients) */
+	const uint8_t *sha256;    /* exe hash, NULL when not computed */
+	const struct addr *src;   /* source address (gateway clients) */
 	enum reason identity_err; /* REASON_ALLOWED when identity is known */
 };
 
@@ -32,8 +32,8 @@ struct decide_caller {
 enum decide_source {
 	DECIDE_SRC_CONNECT, /* HTTP CONNECT authority */
 	DECIDE_SRC_HTTP,    /* absolute-form target or Host header */
-	DECIDE_SRC_SNI,	    /* TLS server_name */
-	DECIDE_SRC_DNS,	    /* policy DNS record of the original dest */
+	DECIDE_SRC_SNI,     /* TLS server_name */
+	DECIDE_SRC_DNS,     /* policy DNS record of the original dest */
 	DECIDE_SRC_ADDR,    /* nothing but the original destination */
 };
 
@@ -45,8 +45,8 @@ struct decide_dest {
 
 enum decide_override {
 	DECIDE_MODE_POLICY = 0, /* each endpoint's enforcement */
-	DECIDE_MODE_ENFORCE,	/* --enforce-all / EGRESSD_ENFORCE_ALL */
-	DECIDE_MODE_AUDIT,	/* --audit-all / EGRESSD_AUDIT_ALL */
+	DECIDE_MODE_ENFORCE,    /* --enforce-all / EGRESSD_ENFORCE_ALL */
+	DECIDE_MODE_AUDIT,      /* --audit-all / EGRESSD_AUDIT_ALL */
 };
 
 enum verdict {
@@ -61,7 +61,7 @@ struct decision {
 	enum verdict verdict;
 	enum reason reason;
 	enum policy_enforcement mode; /* the mode that applied */
-	bool overridden;	      /* mode came from the daemon override */
+	bool overridden;              /* mode came from the daemon override */
 	/* allowed: the block and endpoint that allow it (the broadest one when
 	 * several do); denied: the explicit deny, or the endpoint the hint is
 	 * about; NULL when no endpoint is involved */
@@ -79,7 +79,8 @@ void decide(const struct policy *p, const struct decide_caller *caller,
     const struct decide_dest *dest, enum decide_override override,
     struct decision *out);
 
-const char *verdict_name(enum verdict v); /* "allowed", "denied", "would_deny" */
+const char *verdict_name(
+    enum verdict v); /* "allowed", "denied", "would_deny" */
 
 /* Maps a verdict to the OCSF disposition and action words used in logs. */
 const char *verdict_action(enum verdict v); /* "Allowed" / "Denied" */

@@ -33,8 +33,8 @@ diags_free(struct diags *d)
 }
 
 void
-diag_add(struct diags *d, enum diag_sev sev, int line, int col,
-    const char *fmt, ...)
+diag_add(
+    struct diags *d, enum diag_sev sev, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
 	struct diag *g;
@@ -125,8 +125,8 @@ diags_format_json(const struct diags *d, struct strbuf *out)
 		strbuf_json_str(out, diag_sev_name(g->sev));
 		strbuf_puts(out, ",\"file\":");
 		strbuf_json_str(out, d->file);
-		strbuf_printf(out, ",\"line\":%d,\"column\":%d,\"message\":",
-		    g->line, g->col);
+		strbuf_printf(out,
+		    ",\"line\":%d,\"column\":%d,\"message\":", g->line, g->col);
 		strbuf_json_str(out, g->msg);
 		strbuf_putc(out, '}');
 	}

@@ -42,11 +42,10 @@ join_root(const char *root, const char *path, char *out, size_t outlen)
 }
 
 enum lint_resolve
-lint_resolve_under(const char *root, const char *path, char *out,
-    size_t outlen)
+lint_resolve_under(const char *root, const char *path, char *out, size_t outlen)
 {
-	char cur[PATH_MAX] = "";   /* resolved so far, relative to root */
-	char rest[2 * PATH_MAX];   /* components still to walk */
+	char cur[PATH_MAX] = ""; /* resolved so far, relative to root */
+	char rest[2 * PATH_MAX]; /* components still to walk */
 	char full[2 * PATH_MAX], target[PATH_MAX], tmp[2 * PATH_MAX];
 	int hops = 0;
 	size_t curlen = 0;
@@ -96,7 +95,8 @@ lint_resolve_under(const char *root, const char *path, char *out,
 			    (int)outlen)
 				return LINT_RESOLVE_ERROR;
 			return e == ENOENT || e == ENOTDIR ?
-			    LINT_RESOLVE_MISSING : LINT_RESOLVE_ERROR;
+			    LINT_RESOLVE_MISSING :
+			    LINT_RESOLVE_ERROR;
 		}
 		if (!S_ISLNK(st.st_mode)) {
 			curlen += 1 + clen;
@@ -131,11 +131,10 @@ lint_is_interpreter(const char *path)
 {
 	static const char *const prefixes[] = {"python", "pypy", "node",
 	    "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit",
-	    "java", "tclsh", "wish", "Rscript", "pwsh", "osascript",
-	    "busybox", "ld-linux", "ld-musl", "ld.so", "bash", "dash", "zsh",
-	    "ksh", "mksh", "fish", "csh", "tcsh", "gawk", "mawk", "awk",
-	    "guile", "racket", "sbcl", "julia", "erl", "escript", "dotnet",
-	    NULL};
+	    "java", "tclsh", "wish", "Rscript", "pwsh", "osascript", "busybox",
+	    "ld-linux", "ld-musl", "ld.so", "bash", "dash", "zsh", "ksh",
+	    "mksh", "fish", "csh", "tcsh", "gawk", "mawk", "awk", "guile",
+	    "racket", "sbcl", "julia", "erl", "escript", "dotnet", NULL};
 	const char *base = strrchr(path, '/');
 	const char *const *p;
 
@@ -149,7 +148,7 @@ lint_is_interpreter(const char *path)
 		 * but not "nodemon" or "javac". */
 		if (strncmp(base, *p, n) == 0 &&
 		    (base[n] == '\0' || base[n] == '.' || base[n] == '-' ||
-		    (base[n] >= '0' && base[n] <= '9')))
+		        (base[n] >= '0' && base[n] <= '9')))
 			return true;
 	}
 	return false;
@@ -158,8 +157,8 @@ lint_is_interpreter(const char *path)
 /* Reads a script's "#!" line; returns the interpreter's real path under
  * root (following "/usr/bin/env NAME" through the usual PATH). */
 static char *
-script_interpreter(const char *root, const char *real, char *shebang,
-    size_t shebang_len)
+script_interpreter(
+    const char *root, const char *real, char *shebang, size_t shebang_len)
 {
 	static const char *const path_dirs[] = {"/usr/local/sbin",
 	    "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", NULL};
@@ -194,7 +193,8 @@ script_interpreter(const char *root, const char *real, char *shebang,
 	while (*arg == ' ' || *arg == '\t')
 		arg++;
 	snprintf(interp, sizeof(interp), "%s", p);
-	if (strcmp(interp, "/usr/bin/env") == 0 || strcmp(interp, "/bin/env") == 0) {
+	if (strcmp(interp, "/usr/bin/env") == 0 ||
+	    strcmp(interp, "/bin/env") == 0) {
 		const char *const *d;
 		char *sp = arg;
 
@@ -210,7 +210,7 @@ script_interpreter(const char *root, const char *real, char *shebang,
 
 			snprintf(cand, sizeof(cand), "%s/%s", *d, arg);
 			if (lint_resolve_under(root, cand, resolved,
-			    sizeof(resolved)) == LINT_RESOLVE_OK)
+			        sizeof(resolved)) == LINT_RESOLVE_OK)
 				return xstrdup(resolved);
 		}
 		return NULL;
@@ -270,8 +270,8 @@ lint_binary(struct policy *p, struct policy_binary *b, struct diags *d)
 		    b->path);
 		return;
 	}
-	b->interpreter = script_interpreter(root, real, shebang,
-	    sizeof(shebang));
+	b->interpreter =
+	    script_interpreter(root, real, shebang, sizeof(shebang));
 	if (b->interpreter)
 		diag_add(d, DIAG_WARNING, b->line, b->col,
 		    "binary %s is a script (%s): its connections are made by the interpreter %s, so this entry never matches; list '- path: %s' instead (which allows every script that interpreter runs)",
@@ -286,12 +286,11 @@ lint_binary(struct policy *p, struct policy_binary *b, struct diags *d)
  * sandbox reach hosts an attacker controls. */
 static const char *const shared_content[] = {"githubusercontent.com",
     "github.io", "gitlab.io", "amazonaws.com", "cloudfront.net",
-    "googleapis.com", "appspot.com", "googleusercontent.com",
-    "firebaseapp.com", "web.app", "blob.core.windows.net",
-    "azurewebsites.net", "azureedge.net", "windows.net", "fastly.net",
-    "fastly.com", "akamaihd.net", "akamaized.net", "herokuapp.com",
-    "netlify.app", "vercel.app", "pages.dev", "workers.dev", "r2.dev",
-    "ngrok.io", "ngrok-free.app", "glitch.me", "repl.co", "fly.dev",
+    "googleapis.com", "appspot.com", "googleusercontent.com", "firebaseapp.com",
+    "web.app", "blob.core.windows.net", "azurewebsites.net", "azureedge.net",
+    "windows.net", "fastly.net", "fastly.com", "akamaihd.net", "akamaized.net",
+    "herokuapp.com", "netlify.app", "vercel.app", "pages.dev", "workers.dev",
+    "r2.dev", "ngrok.io", "ngrok-free.app", "glitch.me", "repl.co", "fly.dev",
     "onrender.com", "cloudflare-ipfs.com", "ipfs.io", "digitaloceanspaces.com",
     "storage.googleapis.com", "s3.amazonaws.com", "pythonanywhere.com",
     "gitbook.io", "readthedocs.io", "surge.sh", "deno.dev", NULL};
@@ -308,8 +307,8 @@ lint_shared_content(const struct policy_endpoint *e, struct diags *d)
 		size_t n = strlen(*s), m = e->host.suffix_len;
 
 		if (m == n ? strcmp(e->host.suffix, *s) == 0 :
-		    m > n && e->host.suffix[m - n - 1] == '.' &&
-		    strcmp(e->host.suffix + m - n, *s) == 0) {
+		             m > n && e->host.suffix[m - n - 1] == '.' &&
+		            strcmp(e->host.suffix + m - n, *s) == 0) {
 			diag_add(d, DIAG_WARNING, e->line, e->col,
 			    "wildcard host %s is on %s, where anyone can publish content: it lets the sandbox reach hosts an attacker controls (and send data to them); list the exact hosts instead",
 			    e->host_text, *s);
@@ -319,8 +318,8 @@ lint_shared_content(const struct policy_endpoint *e, struct diags *d)
 }
 
 static bool
-endpoints_differ(const struct policy_endpoint *a,
-    const struct policy_endpoint *b)
+endpoints_differ(
+    const struct policy_endpoint *a, const struct policy_endpoint *b)
 {
 	return a->access != b->access || a->enforcement != b->enforcement ||
 	    a->protocol != b->protocol;
@@ -332,11 +331,13 @@ endpoint_summary(const struct policy_endpoint *e, char *buf, size_t len)
 	if (e->protocol == PROTO_REST)
 		snprintf(buf, len, "protocol rest, access %s, %s",
 		    e->access != ACCESS_UNSET ? policy_access_name(e->access) :
-		    "by rules", policy_enforcement_name(e->enforcement));
+		                                "by rules",
+		    policy_enforcement_name(e->enforcement));
 	else
 		snprintf(buf, len, "%s, %s",
 		    e->protocol == PROTO_TCP ? "raw TCP, not inspected" :
-		    "not inspected", policy_enforcement_name(e->enforcement));
+		                               "not inspected",
+		    policy_enforcement_name(e->enforcement));
 }
 
 static bool
@@ -375,8 +376,9 @@ lint_overlap(const struct policy *p, size_t bi, size_t ei, struct diags *d)
 			    &p->blocks[i].endpoints[j];
 
 			if (host_pattern_overlap(&x->host, &e->host) &&
-			    port_ranges_overlap(x->ports, x->nports, e->ports,
-			    e->nports) && endpoints_differ(x, e)) {
+			    port_ranges_overlap(
+			        x->ports, x->nports, e->ports, e->nports) &&
+			    endpoints_differ(x, e)) {
 				ob = &p->blocks[i];
 				oe = x;
 				break;
@@ -388,7 +390,8 @@ lint_overlap(const struct policy *p, size_t bi, size_t ei, struct diags *d)
 	strbuf_init(&sb, 0);
 	endpoint_summary(oe, s1, sizeof(s1));
 	endpoint_summary(e, s2, sizeof(s2));
-	strbuf_printf(&sb, "%s is also in policy '%s' (line %d) with %s; here %s. Blocks are OR-ed; effective result per binary:",
+	strbuf_printf(&sb,
+	    "%s is also in policy '%s' (line %d) with %s; here %s. Blocks are OR-ed; effective result per binary:",
 	    e->host_text, ob->key, oe->line, s1, s2);
 	/* every binary of every allow block with an overlapping endpoint */
 	for (i = 0; i < p->nblocks; i++) {
@@ -418,18 +421,18 @@ lint_overlap(const struct policy *p, size_t bi, size_t ei, struct diags *d)
 					const struct policy_endpoint *z =
 					    &y->endpoints[j];
 
-					if (!host_pattern_overlap(&z->host,
-					    &e->host) ||
+					if (!host_pattern_overlap(
+					        &z->host, &e->host) ||
 					    !port_ranges_overlap(z->ports,
-					    z->nports, e->ports, e->nports))
+					        z->nports, e->ports, e->nports))
 						continue;
 					if (!seen)
-						strbuf_printf(&via, "%s",
-						    y->key);
+						strbuf_printf(
+						    &via, "%s", y->key);
 					else if (strstr(strbuf_str(&via),
-					    y->key) == NULL)
-						strbuf_printf(&via, "+%s",
-						    y->key);
+					             y->key) == NULL)
+						strbuf_printf(
+						    &via, "+%s", y->key);
 					seen = true;
 					if (z->protocol != PROTO_REST)
 						raw = true;
@@ -441,10 +444,11 @@ lint_overlap(const struct policy *p, size_t bi, size_t ei, struct diags *d)
 			}
 			if (seen)
 				strbuf_printf(&sb, "%s %s -> %s%s%s (%s)",
-				    strbuf_str(&sb)[sb.len - 1] == ':' ? "" : ";",
+				    strbuf_str(&sb)[sb.len - 1] == ':' ? "" :
+				                                         ";",
 				    path,
 				    raw ? "any request (not inspected)" :
-				    "access ",
+				          "access ",
 				    raw ? "" : policy_access_name(acc),
 				    enforce ? ", enforce" : ", audit",
 				    strbuf_str(&via));
@@ -474,8 +478,8 @@ earlier_entry(const struct policy *p, size_t bi, size_t ki)
 }
 
 void
-policy_lint(struct policy *p, const struct policy_load_opts *opts,
-    struct diags *d)
+policy_lint(
+    struct policy *p, const struct policy_load_opts *opts, struct diags *d)
 {
 	size_t i, j;
 
@@ -489,10 +493,11 @@ policy_lint(struct policy *p, const struct policy_load_opts *opts,
 
 			if (first) {
 				bin->state = first->state;
-				bin->real = first->real ? xstrdup(first->real) :
-				    NULL;
+				bin->real =
+				    first->real ? xstrdup(first->real) : NULL;
 				bin->interpreter = first->interpreter ?
-				    xstrdup(first->interpreter) : NULL;
+				    xstrdup(first->interpreter) :
+				    NULL;
 				continue;
 			}
 			if (bin->glob) {

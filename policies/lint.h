@@ -24,12 +24,12 @@ enum lint_resolve {
  * every component, absolute symlink targets restart at root, ".." never
  * climbs above it). out receives the real path relative to root.
  */
-enum lint_resolve lint_resolve_under(const char *root, const char *path,
-    char *out, size_t outlen);
+enum lint_resolve lint_resolve_under(
+    const char *root, const char *path, char *out, size_t outlen);
 
 /* Fills in the binaries' load-time facts and adds warnings to d. */
-void policy_lint(struct policy *p, const struct policy_load_opts *opts,
-    struct diags *d);
+void policy_lint(
+    struct policy *p, const struct policy_load_opts *opts, struct diags *d);
 
 /* True when the basename looks like a language interpreter or the dynamic
  * loader: allowing it allows whatever it runs. */

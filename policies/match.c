@@ -50,8 +50,9 @@ host_pattern_compile(const char *s, size_t len, struct host_pattern *out,
 		out->kind = HOSTPAT_CIDR;
 		return MATCH_OK;
 	}
-	if ((len == 1 && s[0] == '*') || (len == 2 && s[0] == '*' &&
-	    s[1] == '*') || (len == 2 && s[0] == '*' && s[1] == '.') ||
+	if ((len == 1 && s[0] == '*') ||
+	    (len == 2 && s[0] == '*' && s[1] == '*') ||
+	    (len == 2 && s[0] == '*' && s[1] == '.') ||
 	    (len == 3 && memcmp(s, "**.", 3) == 0))
 		return MATCH_ERR_BARE_WILDCARD;
 	if (len > 3 && memcmp(s, "**.", 3) == 0) {
@@ -351,8 +352,8 @@ split(const char *s, struct comps *c)
 }
 
 static bool
-comps_match(const struct comps *pat, size_t i, const struct comps *path,
-    size_t j)
+comps_match(
+    const struct comps *pat, size_t i, const struct comps *path, size_t j)
 {
 	for (; i < pat->count; i++, j++) {
 		if (pat->n[i] == 2 && memcmp(pat->p[i], "**", 2) == 0) {

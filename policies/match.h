@@ -16,11 +16,11 @@
 #include "hostname.h"
 
 enum host_pattern_kind {
-	HOSTPAT_EXACT,	   /* github.com */
-	HOSTPAT_ONE_LABEL, /* *.github.com: exactly one more label */
+	HOSTPAT_EXACT,      /* github.com */
+	HOSTPAT_ONE_LABEL,  /* *.github.com: exactly one more label */
 	HOSTPAT_ANY_LABELS, /* **.github.com: one or more, apex excluded */
-	HOSTPAT_IP,	   /* 198.51.100.7 or 2001:db8::7 */
-	HOSTPAT_CIDR,	   /* 198.51.100.0/24 */
+	HOSTPAT_IP,         /* 198.51.100.7 or 2001:db8::7 */
+	HOSTPAT_CIDR,       /* 198.51.100.0/24 */
 };
 
 struct host_pattern {
@@ -28,18 +28,18 @@ struct host_pattern {
 	size_t suffix_len;
 	char suffix[HOSTNAME_MAX + 1]; /* whole name for EXACT; the part
 					  after "*." or "**." for wildcards */
-	struct cidr cidr;	       /* IP (full-length prefix) and CIDR */
+	struct cidr cidr;              /* IP (full-length prefix) and CIDR */
 };
 
 enum match_err {
 	MATCH_OK,
 	MATCH_ERR_EMPTY,
-	MATCH_ERR_BARE_WILDCARD, /* "*" or "**" alone */
-	MATCH_ERR_TLD_WILDCARD,	 /* "*.com": a wildcard over a whole TLD */
-	MATCH_ERR_PARTIAL_LABEL, /* "gith*.com", "*github.com" */
+	MATCH_ERR_BARE_WILDCARD,  /* "*" or "**" alone */
+	MATCH_ERR_TLD_WILDCARD,   /* "*.com": a wildcard over a whole TLD */
+	MATCH_ERR_PARTIAL_LABEL,  /* "gith*.com", "*github.com" */
 	MATCH_ERR_INNER_WILDCARD, /* "api.*.com": wildcard not leftmost */
-	MATCH_ERR_HOST,		 /* the name part is not a valid host name */
-	MATCH_ERR_CIDR,		 /* malformed CIDR or host bits set */
+	MATCH_ERR_HOST,           /* the name part is not a valid host name */
+	MATCH_ERR_CIDR,           /* malformed CIDR or host bits set */
 };
 
 /*
@@ -57,8 +57,8 @@ bool host_pattern_match(const struct host_pattern *p, const struct hostname *h);
 void host_pattern_format(const struct host_pattern *p, char *buf, size_t len);
 /* True when some host could match both patterns (used for overlap
  * warnings; conservative for two different wildcards). */
-bool host_pattern_overlap(const struct host_pattern *a,
-    const struct host_pattern *b);
+bool host_pattern_overlap(
+    const struct host_pattern *a, const struct host_pattern *b);
 
 struct port_range {
 	uint16_t lo, hi; /* inclusive, 1..65535 */
@@ -71,11 +71,11 @@ bool port_ranges_overlap(const struct port_range *a, size_t na,
 enum glob_err {
 	GLOB_OK,
 	GLOB_ERR_NOT_ABSOLUTE,
-	GLOB_ERR_DOT_SEGMENT, /* "." or ".." component */
+	GLOB_ERR_DOT_SEGMENT,   /* "." or ".." component */
 	GLOB_ERR_EMPTY_SEGMENT, /* "//" or trailing "/" */
-	GLOB_ERR_STARSTAR,	/* "**" not a whole component */
-	GLOB_ERR_CHAR,		/* '?', '[', '\\' or a control character */
-	GLOB_ERR_TOO_COMPLEX,	/* more than GLOB_MAX_STARSTAR "**" */
+	GLOB_ERR_STARSTAR,      /* "**" not a whole component */
+	GLOB_ERR_CHAR,          /* '?', '[', '\\' or a control character */
+	GLOB_ERR_TOO_COMPLEX,   /* more than GLOB_MAX_STARSTAR "**" */
 };
 
 #define GLOB_MAX_STARSTAR 4

@@ -44,8 +44,7 @@ xstrdup(const char *s)
 	return r;
 }
 
-static void
-err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+static void err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -63,8 +62,7 @@ err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 	c->ok = false;
 }
 
-static void
-warn(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+static void warn(struct ctx *c, const struct ynode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -77,8 +75,8 @@ warn(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) == -1)
 		fatal("out of memory");
 	va_end(ap);
-	diag_add(c->d, DIAG_WARNING, n ? n->line : 0, n ? n->col : 0, "%s",
-	    msg);
+	diag_add(
+	    c->d, DIAG_WARNING, n ? n->line : 0, n ? n->col : 0, "%s", msg);
 	free(msg);
 }
 
@@ -111,9 +109,9 @@ scalar_is(const struct ynode *n, const char *const *words)
 static bool
 is_implicit_bool(const struct ynode *n)
 {
-	static const char *const words[] = {"y", "Y", "yes", "Yes", "YES",
-	    "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
-	    "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", NULL};
+	static const char *const words[] = {"y", "Y", "yes", "Yes", "YES", "n",
+	    "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
+	    "FALSE", "on", "On", "ON", "off", "Off", "OFF", NULL};
 
 	return n->type == YNODE_SCALAR && n->plain && scalar_is(n, words);
 }
@@ -121,8 +119,8 @@ is_implicit_bool(const struct ynode *n)
 static bool
 is_null(const struct ynode *n)
 {
-	static const char *const words[] = {"", "~", "null", "Null", "NULL",
-	    NULL};
+	static const char *const words[] = {
+	    "", "~", "null", "Null", "NULL", NULL};
 
 	return n->type == YNODE_SCALAR && n->plain && scalar_is(n, words);
 }
@@ -133,7 +131,8 @@ want_map(struct ctx *c, const struct ynode *n, const char *what)
 	if (n->type == YNODE_MAP)
 		return true;
 	if (is_null(n))
-		err(c, n, "%s is empty; it must be a mapping (key: value)", what);
+		err(c, n, "%s is empty; it must be a mapping (key: value)",
+		    what);
 	else
 		err(c, n, "%s must be a mapping (key: value), not %s", what,
 		    type_name(n));
@@ -172,7 +171,8 @@ want_str(struct ctx *c, const struct ynode *n, const char *what)
 		return NULL;
 	}
 	if (is_implicit_bool(n)) {
-		err(c, n, "%s: '%s' is a YAML boolean, not a string; quote it (\"%s\") if you mean the text",
+		err(c, n,
+		    "%s: '%s' is a YAML boolean, not a string; quote it (\"%s\") if you mean the text",
 		    what, n->str, n->str);
 		return NULL;
 	}
@@ -225,11 +225,14 @@ want_uint(struct ctx *c, const struct ynode *n, const char *what,
 		return false;
 	}
 	if (!n->plain) {
-		err(c, n, "%s must be an unquoted decimal integer, not a quoted string", what);
+		err(c, n,
+		    "%s must be an unquoted decimal integer, not a quoted string",
+		    what);
 		return false;
 	}
 	if (!parse_decimal(n->str, n->len, max, out)) {
-		err(c, n, "%s must be a decimal integer from 0 to %lu without sign or leading zeros (got '%s')",
+		err(c, n,
+		    "%s must be a decimal integer from 0 to %lu without sign or leading zeros (got '%s')",
 		    what, max, n->str);
 		return false;
 	}
@@ -317,7 +320,8 @@ check_keys(struct ctx *c, const struct ynode *map, const char *const *allowed,
 		for (j = 0; allowed[j]; j++)
 			strbuf_printf(&sb, "%s%s", j ? ", " : "", allowed[j]);
 		if (best)
-			err(c, k, "unknown key '%s' in %s (did you mean '%s'?); allowed keys: %s",
+			err(c, k,
+			    "unknown key '%s' in %s (did you mean '%s'?); allowed keys: %s",
 			    k->str, where, best, strbuf_str(&sb));
 		else
 			err(c, k, "unknown key '%s' in %s; allowed keys: %s",
@@ -330,8 +334,8 @@ check_keys(struct ctx *c, const struct ynode *map, const char *const *allowed,
 
 static const char *const protocol_names[] = {"rest", "tcp", NULL};
 static const char *const enforcement_names[] = {"enforce", "audit", NULL};
-static const char *const access_names[] = {"read-only", "read-write", "full",
-    NULL};
+static const char *const access_names[] = {
+    "read-only", "read-write", "full", NULL};
 
 /* A port item: an unquoted integer, or a range "A-B" (quoted or not). */
 static bool
@@ -341,31 +345,37 @@ compile_port(struct ctx *c, const struct ynode *n, struct port_range *r)
 	unsigned long lo, hi;
 
 	if (n->type != YNODE_SCALAR) {
-		err(c, n, "a port must be an integer or a range \"LOW-HIGH\", not %s",
+		err(c, n,
+		    "a port must be an integer or a range \"LOW-HIGH\", not %s",
 		    type_name(n));
 		return false;
 	}
 	dash = n->len > 1 ? memchr(n->str + 1, '-', n->len - 1) : NULL;
 	if (dash == NULL) {
 		if (!n->plain) {
-			err(c, n, "port must be an unquoted decimal integer, not a quoted string");
+			err(c, n,
+			    "port must be an unquoted decimal integer, not a quoted string");
 			return false;
 		}
 		if (!parse_decimal(n->str, n->len, 65535, &lo)) {
-			err(c, n, "port must be a decimal integer from 1 to 65535 without sign or leading zeros (got '%s')",
+			err(c, n,
+			    "port must be a decimal integer from 1 to 65535 without sign or leading zeros (got '%s')",
 			    n->str);
 			return false;
 		}
 		hi = lo;
-	} else if (!parse_decimal(n->str, (size_t)(dash - n->str), 65535, &lo) ||
-	    !parse_decimal(dash + 1, n->len - (size_t)(dash - n->str) - 1,
-	    65535, &hi)) {
-		err(c, n, "port range '%s' must be two decimal ports from 1 to 65535 joined by '-' (e.g. 8000-8100)",
+	} else if (!parse_decimal(
+	               n->str, (size_t)(dash - n->str), 65535, &lo) ||
+	    !parse_decimal(
+	        dash + 1, n->len - (size_t)(dash - n->str) - 1, 65535, &hi)) {
+		err(c, n,
+		    "port range '%s' must be two decimal ports from 1 to 65535 joined by '-' (e.g. 8000-8100)",
 		    n->str);
 		return false;
 	}
 	if (lo == 0 || hi == 0) {
-		err(c, n, "port 0 is not a valid destination port (use 1-65535)");
+		err(c, n,
+		    "port 0 is not a valid destination port (use 1-65535)");
 		return false;
 	}
 	if (lo > hi) {
@@ -390,7 +400,8 @@ compile_ports(struct ctx *c, const struct ynode *ep, struct policy_endpoint *e)
 		return;
 	}
 	if (port == NULL && ports == NULL) {
-		err(c, ep, "endpoint has no 'port' (or 'ports'): which port may it reach?");
+		err(c, ep,
+		    "endpoint has no 'port' (or 'ports'): which port may it reach?");
 		return;
 	}
 	if (port) {
@@ -408,15 +419,16 @@ compile_ports(struct ctx *c, const struct ynode *ep, struct policy_endpoint *e)
 }
 
 static bool
-compile_cidr(struct ctx *c, const struct ynode *n, const char *what,
-    struct cidr *out)
+compile_cidr(
+    struct ctx *c, const struct ynode *n, const char *what, struct cidr *out)
 {
 	const char *s = want_str(c, n, what);
 
 	if (s == NULL)
 		return false;
 	if (!addr_parse_cidr(s, n->len, out)) {
-		err(c, n, "%s: '%s' is not an IP address or CIDR (ADDRESS/PREFIX, host bits zero, dotted decimal without leading zeros)",
+		err(c, n,
+		    "%s: '%s' is not an IP address or CIDR (ADDRESS/PREFIX, host bits zero, dotted decimal without leading zeros)",
 		    what, s);
 		return false;
 	}
@@ -424,11 +436,11 @@ compile_cidr(struct ctx *c, const struct ynode *n, const char *what,
 }
 
 static void
-compile_allowed_ips(struct ctx *c, const struct ynode *n,
-    struct policy_endpoint *e)
+compile_allowed_ips(
+    struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 {
-	static const char *const never4[] = {"127.0.0.1", "169.254.169.254",
-	    "0.0.0.0", NULL};
+	static const char *const never4[] = {
+	    "127.0.0.1", "169.254.169.254", "0.0.0.0", NULL};
 	static const char *const never6[] = {"::1", "fe80::1", "::", NULL};
 	size_t i;
 
@@ -444,7 +456,8 @@ compile_allowed_ips(struct ctx *c, const struct ynode *n,
 			continue;
 		cls = addr_classify(&r->base);
 		if (addr_class_never(cls)) {
-			err(c, n->vals[i], "allowed_ips cannot open %s addresses (%s): egressd never connects to loopback, unspecified, link-local, metadata or multicast addresses",
+			err(c, n->vals[i],
+			    "allowed_ips cannot open %s addresses (%s): egressd never connects to loopback, unspecified, link-local, metadata or multicast addresses",
 			    addr_class_name(cls), n->vals[i]->str);
 			continue;
 		}
@@ -454,7 +467,8 @@ compile_allowed_ips(struct ctx *c, const struct ynode *n,
 
 			if (addr_parse(*probe, strlen(*probe), &a) &&
 			    cidr_contains(r, &a)) {
-				warn(c, n->vals[i], "allowed_ips '%s' includes %s addresses such as %s; those stay blocked whatever the policy says",
+				warn(c, n->vals[i],
+				    "allowed_ips '%s' includes %s addresses such as %s; those stay blocked whatever the policy says",
 				    n->vals[i]->str,
 				    addr_class_name(addr_classify(&a)), *probe);
 				break;
@@ -475,7 +489,7 @@ valid_method(const char *s)
 		return false;
 	for (i = 0; s[i]; i++)
 		if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-' ||
-		    s[i] == '_'))
+		        s[i] == '_'))
 			return false;
 	return true;
 }
@@ -521,8 +535,8 @@ compile_query(struct ctx *c, const struct ynode *n, struct l7_rule *r)
 				continue;
 			q->globs = xcalloc(any->n, sizeof(*q->globs));
 			for (j = 0; j < any->n; j++) {
-				const char *g = want_str(c, any->vals[j],
-				    "query glob");
+				const char *g =
+				    want_str(c, any->vals[j], "query glob");
 				if (g)
 					q->globs[q->nglobs++] = xstrdup(g);
 			}
@@ -540,8 +554,8 @@ compile_query(struct ctx *c, const struct ynode *n, struct l7_rule *r)
 }
 
 static void
-compile_rule(struct ctx *c, const struct ynode *n, struct l7_rule *r,
-    const char *what)
+compile_rule(
+    struct ctx *c, const struct ynode *n, struct l7_rule *r, const char *what)
 {
 	static const char *const keys[] = {"method", "path", "query", NULL};
 	const struct ynode *v;
@@ -556,14 +570,16 @@ compile_rule(struct ctx *c, const struct ynode *n, struct l7_rule *r,
 		if (valid_method(s))
 			r->method = xstrdup(s);
 		else
-			err(c, v, "method '%s' must be an uppercase HTTP method (GET, POST, ...) or '*'",
+			err(c, v,
+			    "method '%s' must be an uppercase HTTP method (GET, POST, ...) or '*'",
 			    s);
 	}
 	if ((v = ytree_get(n, "path")) && (s = want_str(c, v, "'path'"))) {
 		if (valid_path_glob(s))
 			r->path = xstrdup(s);
 		else
-			err(c, v, "path '%s' must start with '/' and contain no spaces, control characters or '#'",
+			err(c, v,
+			    "path '%s' must start with '/' and contain no spaces, control characters or '#'",
 			    s);
 	}
 	if ((v = ytree_get(n, "query")))
@@ -590,7 +606,8 @@ compile_rules(struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 			continue;
 		check_keys(c, item, keys, "a rule");
 		if ((allow = ytree_get(item, "allow")) == NULL) {
-			err(c, item, "a rule is written '- allow: { method: GET, path: /x/** }'");
+			err(c, item,
+			    "a rule is written '- allow: { method: GET, path: /x/** }'");
 			continue;
 		}
 		compile_rule(c, allow, &e->rules[e->nrules++], "an allow rule");
@@ -598,8 +615,8 @@ compile_rules(struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 }
 
 static void
-compile_deny_rules(struct ctx *c, const struct ynode *n,
-    struct policy_endpoint *e)
+compile_deny_rules(
+    struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 {
 	size_t i;
 
@@ -635,8 +652,8 @@ compile_host(struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 }
 
 static void
-compile_endpoint(struct ctx *c, const struct ynode *n,
-    struct policy_endpoint *e)
+compile_endpoint(
+    struct ctx *c, const struct ynode *n, struct policy_endpoint *e)
 {
 	static const char *const keys[] = {"host", "port", "ports", "protocol",
 	    "enforcement", "access", "rules", "deny_rules", "allowed_ips",
@@ -670,31 +687,36 @@ compile_endpoint(struct ctx *c, const struct ynode *n,
 	if ((v = ytree_get(n, "allowed_ips")))
 		compile_allowed_ips(c, v, e);
 	if ((v = ytree_get(n, "allow_encoded_slash")))
-		want_bool(c, v, "'allow_encoded_slash'",
-		    &e->allow_encoded_slash);
+		want_bool(
+		    c, v, "'allow_encoded_slash'", &e->allow_encoded_slash);
 
 	/* What can actually be enforced depends on the protocol. */
 	if (e->protocol != PROTO_REST) {
-		const char *what = e->protocol == PROTO_TCP ? "protocol: tcp" :
+		const char *what = e->protocol == PROTO_TCP ?
+		    "protocol: tcp" :
 		    "an endpoint without 'protocol'";
-		static const char *const l7keys[] = {"rules", "deny_rules",
-		    "allow_encoded_slash", NULL};
+		static const char *const l7keys[] = {
+		    "rules", "deny_rules", "allow_encoded_slash", NULL};
 		const char *const *k;
 
 		for (k = l7keys; *k; k++)
 			if ((v = ytree_get(n, *k)))
-				err(c, v, "'%s' needs 'protocol: rest': egressd only sees requests on endpoints it inspects",
+				err(c, v,
+				    "'%s' needs 'protocol: rest': egressd only sees requests on endpoints it inspects",
 				    *k);
 		if ((v = ytree_get(n, "access")))
-			warn(c, v, "'access: %s' has no effect on %s: egressd sees only host and port here, so any request on an allowed connection passes; add 'protocol: rest' to enforce it",
+			warn(c, v,
+			    "'access: %s' has no effect on %s: egressd sees only host and port here, so any request on an allowed connection passes; add 'protocol: rest' to enforce it",
 			    v->str, what);
 	} else if (e->access == ACCESS_UNSET && e->nrules == 0 &&
 	    ytree_get(n, "rules") == NULL) {
-		err(c, n, "'protocol: rest' needs 'access' (read-only, read-write or full) or 'rules' to say which requests are allowed");
+		err(c, n,
+		    "'protocol: rest' needs 'access' (read-only, read-write or full) or 'rules' to say which requests are allowed");
 	}
-	if (e->nallowed_ips && (e->host.kind == HOSTPAT_IP ||
-	    e->host.kind == HOSTPAT_CIDR))
-		warn(c, ytree_get(n, "allowed_ips"), "'allowed_ips' applies to names; on an IP host the host itself is the range");
+	if (e->nallowed_ips &&
+	    (e->host.kind == HOSTPAT_IP || e->host.kind == HOSTPAT_CIDR))
+		warn(c, ytree_get(n, "allowed_ips"),
+		    "'allowed_ips' applies to names; on an IP host the host itself is the range");
 }
 
 /* ---- binaries and blocks ------------------------------------------------ */
@@ -742,7 +764,8 @@ compile_binary(struct ctx *c, const struct ynode *n, struct policy_binary *b)
 		bool okhex = v->len == 64;
 
 		for (i = 0; okhex && i < 32; i++) {
-			int hi = hex_nibble(s[2 * i]), lo = hex_nibble(s[2 * i + 1]);
+			int hi = hex_nibble(s[2 * i]),
+			    lo = hex_nibble(s[2 * i + 1]);
 
 			if (hi < 0 || lo < 0)
 				okhex = false;
@@ -752,7 +775,8 @@ compile_binary(struct ctx *c, const struct ynode *n, struct policy_binary *b)
 		if (okhex)
 			b->has_sha256 = true;
 		else
-			err(c, v, "sha256 must be 64 hexadecimal digits (sha256sum output)");
+			err(c, v,
+			    "sha256 must be 64 hexadecimal digits (sha256sum output)");
 	}
 	if ((v = ytree_get(n, "ancestors")))
 		want_bool(c, v, "'ancestors'", &b->ancestors);
@@ -767,9 +791,9 @@ valid_block_key(const char *s)
 		return false;
 	for (i = 0; s[i]; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
-		    s[i] == '-' || s[i] == '.'))
+		        (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		        s[i] == '-' || s[i] == '.'))
 			return false;
 	return true;
 }
@@ -778,8 +802,8 @@ static void
 compile_block(struct ctx *c, const struct ynode *key, const struct ynode *n,
     struct policy_block *b)
 {
-	static const char *const keys[] = {"name", "endpoints", "binaries",
-	    "clients", "action", NULL};
+	static const char *const keys[] = {
+	    "name", "endpoints", "binaries", "clients", "action", NULL};
 	static const char *const actions[] = {"allow", "deny", NULL};
 	const struct ynode *v;
 	const char *s;
@@ -790,7 +814,8 @@ compile_block(struct ctx *c, const struct ynode *key, const struct ynode *n,
 	b->line = key->line;
 	b->col = key->col;
 	if (!valid_block_key(key->str))
-		err(c, key, "policy name '%s' may only contain letters, digits, '_', '-' and '.' (at most 64)",
+		err(c, key,
+		    "policy name '%s' may only contain letters, digits, '_', '-' and '.' (at most 64)",
 		    key->str);
 	if (!want_map(c, n, "a policy block"))
 		return;
@@ -805,24 +830,25 @@ compile_block(struct ctx *c, const struct ynode *key, const struct ynode *n,
 	} else if (want_seq(c, v, "'endpoints'")) {
 		b->endpoints = xcalloc(v->n, sizeof(*b->endpoints));
 		for (i = 0; i < v->n; i++)
-			compile_endpoint(c, v->vals[i],
-			    &b->endpoints[b->nendpoints++]);
+			compile_endpoint(
+			    c, v->vals[i], &b->endpoints[b->nendpoints++]);
 	}
 	if ((v = ytree_get(n, "binaries")) && want_seq(c, v, "'binaries'")) {
 		b->binaries = xcalloc(v->n, sizeof(*b->binaries));
 		for (i = 0; i < v->n; i++)
-			compile_binary(c, v->vals[i],
-			    &b->binaries[b->nbinaries++]);
+			compile_binary(
+			    c, v->vals[i], &b->binaries[b->nbinaries++]);
 	}
 	if ((v = ytree_get(n, "clients")) && want_seq(c, v, "'clients'")) {
 		b->clients = xcalloc(v->n, sizeof(*b->clients));
 		for (i = 0; i < v->n; i++)
 			if (compile_cidr(c, v->vals[i], "clients entry",
-			    &b->clients[b->nclients]))
+			        &b->clients[b->nclients]))
 				b->nclients++;
 	}
 	if (ytree_get(n, "binaries") == NULL && ytree_get(n, "clients") == NULL)
-		err(c, key, "policy '%s' names no callers: add 'binaries' (programs in the sandbox) or 'clients' (source addresses); use '- path: /**' to mean any program",
+		err(c, key,
+		    "policy '%s' names no callers: add 'binaries' (programs in the sandbox) or 'clients' (source addresses); use '- path: /**' to mean any program",
 		    key->str);
 }
 
@@ -831,8 +857,8 @@ compile_root(struct ctx *c, const struct ynode *root, struct policy *p)
 {
 	static const char *const keys[] = {"version", "network_policies",
 	    "filesystem_policy", "landlock", "process", NULL};
-	static const char *const ignored[] = {"filesystem_policy", "landlock",
-	    "process", NULL};
+	static const char *const ignored[] = {
+	    "filesystem_policy", "landlock", "process", NULL};
 	const struct ynode *v;
 	const char *const *k;
 	unsigned long version;
@@ -847,7 +873,8 @@ compile_root(struct ctx *c, const struct ynode *root, struct policy *p)
 	check_keys(c, root, keys, "the policy");
 	if ((v = ytree_get(root, "version")) &&
 	    want_uint(c, v, "'version'", 1000, &version) && version != 1)
-		err(c, v, "unsupported policy version %lu (this egressd reads version 1)",
+		err(c, v,
+		    "unsupported policy version %lu (this egressd reads version 1)",
 		    version);
 	for (k = ignored; *k; k++)
 		if ((v = ytree_get(root, *k)))
@@ -856,15 +883,16 @@ compile_root(struct ctx *c, const struct ynode *root, struct policy *p)
 			    *k);
 	v = ytree_get(root, "network_policies");
 	if (v == NULL || (v->type == YNODE_MAP && v->n == 0)) {
-		warn(c, v ? v : root, "no network_policies: every connection will be denied");
+		warn(c, v ? v : root,
+		    "no network_policies: every connection will be denied");
 		return;
 	}
 	if (!want_map(c, v, "'network_policies'"))
 		return;
 	p->blocks = xcalloc(v->n, sizeof(*p->blocks));
 	for (i = 0; i < v->n; i++)
-		compile_block(c, v->keys[i], v->vals[i],
-		    &p->blocks[p->nblocks++]);
+		compile_block(
+		    c, v->keys[i], v->vals[i], &p->blocks[p->nblocks++]);
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -970,8 +998,8 @@ policy_load_buffer(const char *text, size_t len, const char *name,
 }
 
 struct policy *
-policy_load_file(const char *path, const struct policy_load_opts *opts,
-    struct diags *d)
+policy_load_file(
+    const char *path, const struct policy_load_opts *opts, struct diags *d)
 {
 	FILE *f;
 	char *buf;
@@ -979,13 +1007,15 @@ policy_load_file(const char *path, const struct policy_load_opts *opts,
 	struct policy *p;
 
 	if ((f = fopen(path, "r")) == NULL) {
-		diag_add(d, DIAG_ERROR, 0, 0, "cannot open: %s", strerror(errno));
+		diag_add(
+		    d, DIAG_ERROR, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	buf = xcalloc(1, YTREE_MAX_FILE + 2);
 	n = fread(buf, 1, YTREE_MAX_FILE + 1, f);
 	if (ferror(f)) {
-		diag_add(d, DIAG_ERROR, 0, 0, "cannot read: %s", strerror(errno));
+		diag_add(
+		    d, DIAG_ERROR, 0, 0, "cannot read: %s", strerror(errno));
 		fclose(f);
 		free(buf);
 		return NULL;
@@ -1092,8 +1122,8 @@ dump_ports(struct strbuf *out, const struct policy_endpoint *e)
 		if (e->ports[i].lo == e->ports[i].hi)
 			strbuf_printf(out, "%u", e->ports[i].lo);
 		else
-			strbuf_printf(out, "\"%u-%u\"", e->ports[i].lo,
-			    e->ports[i].hi);
+			strbuf_printf(
+			    out, "\"%u-%u\"", e->ports[i].lo, e->ports[i].hi);
 	}
 	strbuf_putc(out, ']');
 }
@@ -1115,8 +1145,8 @@ dump_endpoint_yaml(struct strbuf *out, const struct policy_endpoint *e)
 	strbuf_printf(out, "        enforcement: %s\n",
 	    policy_enforcement_name(e->enforcement));
 	if (e->access != ACCESS_UNSET)
-		strbuf_printf(out, "        access: %s\n",
-		    policy_access_name(e->access));
+		strbuf_printf(
+		    out, "        access: %s\n", policy_access_name(e->access));
 	if (e->nrules) {
 		strbuf_puts(out, "        rules:\n");
 		for (i = 0; i < e->nrules; i++) {
@@ -1136,8 +1166,8 @@ dump_endpoint_yaml(struct strbuf *out, const struct policy_endpoint *e)
 		for (i = 0; i < e->nallowed_ips; i++) {
 			if (i)
 				strbuf_puts(out, ", ");
-			yaml_str(out, cidr_format(&e->allowed_ips[i], buf,
-			    sizeof(buf)));
+			yaml_str(out,
+			    cidr_format(&e->allowed_ips[i], buf, sizeof(buf)));
 		}
 		strbuf_puts(out, "]\n");
 	}
@@ -1182,8 +1212,8 @@ policy_dump_yaml(const struct policy *p, struct strbuf *out)
 			if (bin->has_sha256) {
 				strbuf_puts(out, "        sha256: \"");
 				for (k = 0; k < 32; k++)
-					strbuf_printf(out, "%02x",
-					    bin->sha256[k]);
+					strbuf_printf(
+					    out, "%02x", bin->sha256[k]);
 				strbuf_puts(out, "\"\n");
 			}
 			if (bin->ancestors)
@@ -1194,8 +1224,9 @@ policy_dump_yaml(const struct policy *p, struct strbuf *out)
 			for (j = 0; j < b->nclients; j++) {
 				if (j)
 					strbuf_puts(out, ", ");
-				yaml_str(out, cidr_format(&b->clients[j], buf,
-				    sizeof(buf)));
+				yaml_str(out,
+				    cidr_format(
+				        &b->clients[j], buf, sizeof(buf)));
 			}
 			strbuf_puts(out, "]\n");
 		}
@@ -1239,7 +1270,8 @@ dump_endpoint_json(struct strbuf *out, const struct policy_endpoint *e)
 	for (i = 0; i < e->nports; i++)
 		strbuf_printf(out, "%s[%u,%u]", i ? "," : "", e->ports[i].lo,
 		    e->ports[i].hi);
-	strbuf_printf(out, "],\"protocol\":\"%s\",\"enforcement\":\"%s\",\"access\":\"%s\"",
+	strbuf_printf(out,
+	    "],\"protocol\":\"%s\",\"enforcement\":\"%s\",\"access\":\"%s\"",
 	    policy_protocol_name(e->protocol),
 	    policy_enforcement_name(e->enforcement),
 	    policy_access_name(e->access));
@@ -1259,8 +1291,8 @@ dump_endpoint_json(struct strbuf *out, const struct policy_endpoint *e)
 	for (i = 0; i < e->nallowed_ips; i++) {
 		if (i)
 			strbuf_putc(out, ',');
-		strbuf_json_str(out, cidr_format(&e->allowed_ips[i], buf,
-		    sizeof(buf)));
+		strbuf_json_str(
+		    out, cidr_format(&e->allowed_ips[i], buf, sizeof(buf)));
 	}
 	strbuf_printf(out, "],\"allow_encoded_slash\":%s,\"line\":%d}",
 	    e->allow_encoded_slash ? "true" : "false", e->line);
@@ -1319,7 +1351,8 @@ policy_dump_json(const struct policy *p, struct strbuf *out)
 				strbuf_putc(out, ',');
 			strbuf_puts(out, "{\"path\":");
 			strbuf_json_str(out, bin->path);
-			strbuf_printf(out, ",\"glob\":%s,\"ancestors\":%s,\"state\":\"%s\",\"real_path\":",
+			strbuf_printf(out,
+			    ",\"glob\":%s,\"ancestors\":%s,\"state\":\"%s\",\"real_path\":",
 			    bin->glob ? "true" : "false",
 			    bin->ancestors ? "true" : "false",
 			    binary_state_name(bin->state));
@@ -1330,8 +1363,8 @@ policy_dump_json(const struct policy *p, struct strbuf *out)
 			if (bin->has_sha256) {
 				strbuf_putc(out, '"');
 				for (k = 0; k < 32; k++)
-					strbuf_printf(out, "%02x",
-					    bin->sha256[k]);
+					strbuf_printf(
+					    out, "%02x", bin->sha256[k]);
 				strbuf_putc(out, '"');
 			} else {
 				strbuf_puts(out, "null");
@@ -1342,8 +1375,8 @@ policy_dump_json(const struct policy *p, struct strbuf *out)
 		for (j = 0; j < b->nclients; j++) {
 			if (j)
 				strbuf_putc(out, ',');
-			strbuf_json_str(out, cidr_format(&b->clients[j], buf,
-			    sizeof(buf)));
+			strbuf_json_str(
+			    out, cidr_format(&b->clients[j], buf, sizeof(buf)));
 		}
 		strbuf_puts(out, "]}");
 	}

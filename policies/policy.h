@@ -67,7 +67,7 @@ struct policy_endpoint {
 
 enum binary_state {
 	BINARY_UNCHECKED = 0, /* a glob, or not looked at */
-	BINARY_OK,	      /* a regular file at exactly this path */
+	BINARY_OK,            /* a regular file at exactly this path */
 	BINARY_MISSING,
 	BINARY_SYMLINK, /* the path (or a directory in it) is a symlink */
 	BINARY_NOT_FILE,
@@ -82,7 +82,7 @@ struct policy_binary {
 	int line, col;
 	/* Facts found at load time (under the policy's root directory): */
 	enum binary_state state;
-	char *real;	   /* resolved real path when it differs */
+	char *real;        /* resolved real path when it differs */
 	char *interpreter; /* real path of the "#!" interpreter of a script */
 };
 
@@ -109,7 +109,7 @@ struct policy {
 };
 
 struct policy_load_opts {
-	const char *root; /* resolve binary paths under this directory */
+	const char *root;  /* resolve binary paths under this directory */
 	bool no_fs_checks; /* skip symlink/existence checks (fuzzing) */
 };
 
@@ -118,8 +118,8 @@ struct policy_load_opts {
  * caller initialised with the file name). Returns NULL when there is any
  * error; warnings alone do not fail the load.
  */
-struct policy *policy_load_file(const char *path,
-    const struct policy_load_opts *opts, struct diags *d);
+struct policy *policy_load_file(
+    const char *path, const struct policy_load_opts *opts, struct diags *d);
 struct policy *policy_load_buffer(const char *text, size_t len,
     const char *name, const struct policy_load_opts *opts, struct diags *d);
 

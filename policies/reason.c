@@ -15,7 +15,7 @@ struct reason_row {
 
 static const struct reason_row reason_rows[REASON__COUNT] = {
 #define REASON_ROW(e, code, sev, text) [REASON_##e] = {code, sev, text},
-	REASON_TABLE(REASON_ROW)
+    REASON_TABLE(REASON_ROW)
 #undef REASON_ROW
 };
 

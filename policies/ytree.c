@@ -68,12 +68,13 @@ node_append(struct ynode *parent, struct ynode *key, struct ynode *val)
 	if ((parent->n & (parent->n - 1)) == 0) {
 		size_t cap = parent->n ? parent->n * 2 : 1;
 
-		parent->vals = realloc(parent->vals, cap * sizeof(*parent->vals));
+		parent->vals =
+		    realloc(parent->vals, cap * sizeof(*parent->vals));
 		if (parent->vals == NULL)
 			fatal("out of memory");
 		if (parent->type == YNODE_MAP) {
-			parent->keys = realloc(parent->keys,
-			    cap * sizeof(*parent->keys));
+			parent->keys =
+			    realloc(parent->keys, cap * sizeof(*parent->keys));
 			if (parent->keys == NULL)
 				fatal("out of memory");
 		}
@@ -140,7 +141,8 @@ check_duplicates(struct builder *b, const struct ynode *map)
 		for (j = 0; j < i; j++) {
 			const struct ynode *x = map->keys[i], *y = map->keys[j];
 
-			if (x->len == y->len && memcmp(x->str, y->str, x->len) == 0) {
+			if (x->len == y->len &&
+			    memcmp(x->str, y->str, x->len) == 0) {
 				diag_add(b->d, DIAG_ERROR, x->line, x->col,
 				    "duplicate key '%s' (first at line %d, column %d)",
 				    x->str, y->line, y->col);
@@ -156,8 +158,8 @@ register_anchor(struct builder *b, char *name, struct ynode *n)
 		return true;
 	if (b->nanchors == b->capanchors) {
 		b->capanchors = b->capanchors ? b->capanchors * 2 : 8;
-		b->anchors = realloc(b->anchors,
-		    b->capanchors * sizeof(*b->anchors));
+		b->anchors =
+		    realloc(b->anchors, b->capanchors * sizeof(*b->anchors));
 		if (b->anchors == NULL)
 			fatal("out of memory");
 	}
@@ -201,13 +203,11 @@ reject_tag(struct builder *b, const yaml_char_t *tag, const yaml_mark_t *m)
 	if (t == NULL)
 		return true;
 	if (strncmp(t, core, sizeof(core) - 1) == 0)
-		diag_add(b->d, DIAG_ERROR, (int)m->line + 1,
-		    (int)m->column + 1,
+		diag_add(b->d, DIAG_ERROR, (int)m->line + 1, (int)m->column + 1,
 		    "YAML tags are not supported (found '!!%s'); write plain values",
 		    t + sizeof(core) - 1);
 	else
-		diag_add(b->d, DIAG_ERROR, (int)m->line + 1,
-		    (int)m->column + 1,
+		diag_add(b->d, DIAG_ERROR, (int)m->line + 1, (int)m->column + 1,
 		    "YAML tags are not supported (found '%s'); write plain values",
 		    t);
 	return true;
@@ -246,9 +246,11 @@ on_start(struct builder *b, yaml_event_t *ev, enum ynode_type type)
 {
 	const yaml_mark_t *m = &ev->start_mark;
 	const yaml_char_t *tag = type == YNODE_MAP ?
-	    ev->data.mapping_start.tag : ev->data.sequence_start.tag;
+	    ev->data.mapping_start.tag :
+	    ev->data.sequence_start.tag;
 	const yaml_char_t *anchor = type == YNODE_MAP ?
-	    ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+	    ev->data.mapping_start.anchor :
+	    ev->data.sequence_start.anchor;
 	struct ynode *n;
 
 	if (!reject_tag(b, tag, m) || !account(b, 1, m))

@@ -13,9 +13,9 @@
 
 struct diags;
 
-#define YTREE_MAX_FILE	 (1u << 20) /* bytes of YAML text */
-#define YTREE_MAX_DEPTH	 32
-#define YTREE_MAX_NODES	 100000	    /* nodes after alias expansion */
+#define YTREE_MAX_FILE   (1u << 20) /* bytes of YAML text */
+#define YTREE_MAX_DEPTH  32
+#define YTREE_MAX_NODES  100000 /* nodes after alias expansion */
 #define YTREE_MAX_SCALAR 4096
 
 enum ynode_type { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
@@ -45,8 +45,8 @@ struct ytree {
  * when the tree could not be built (syntax errors and limit violations stop
  * the parse; the validator never sees a partial tree).
  */
-bool ytree_parse(struct ytree *t, const char *text, size_t len,
-    struct diags *d);
+bool ytree_parse(
+    struct ytree *t, const char *text, size_t len, struct diags *d);
 void ytree_free(struct ytree *t);
 
 /* Map lookup by key; NULL when absent. */

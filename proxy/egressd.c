@@ -41,14 +41,14 @@ main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_JSON, OPT_DUMP_DEFAULT };
 	static const struct option longopts[] = {
-		{"policy", required_argument, NULL, 'p'},
-		{"test", no_argument, NULL, 't'},
-		{"root", required_argument, NULL, OPT_ROOT},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"dump-default", no_argument, NULL, OPT_DUMP_DEFAULT},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"test", no_argument, NULL, 't'},
+	    {"root", required_argument, NULL, OPT_ROOT},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"dump-default", no_argument, NULL, OPT_DUMP_DEFAULT},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *policy = NULL, *root = NULL;
 	bool test = false, json = false;
@@ -97,6 +97,7 @@ main(int argc, char **argv)
 		    default_policy_yaml_len, "(built-in default)", root, json,
 		    stdout);
 	}
-	fprintf(stderr, "egressd: the proxy daemon is not part of this build yet; use -t to check a policy\n");
+	fprintf(stderr,
+	    "egressd: the proxy daemon is not part of this build yet; use -t to check a policy\n");
 	return 2;
 }

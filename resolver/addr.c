@@ -245,47 +245,47 @@ struct range {
  * over its enclosing link-local /16.
  */
 static const struct range ranges4[] = {
-	{"169.254.169.254/32", ADDR_METADATA}, /* AWS, GCP, Azure, ... */
-	{"169.254.170.2/32", ADDR_METADATA},   /* ECS task metadata */
-	{"100.100.100.200/32", ADDR_METADATA}, /* Alibaba Cloud */
-	{"192.0.0.192/32", ADDR_METADATA},     /* Oracle Cloud */
-	{"255.255.255.255/32", ADDR_RESERVED},
-	{"0.0.0.0/8", ADDR_UNSPECIFIED},
-	{"10.0.0.0/8", ADDR_PRIVATE},
-	{"100.64.0.0/10", ADDR_CGNAT},
-	{"127.0.0.0/8", ADDR_LOOPBACK},
-	{"169.254.0.0/16", ADDR_LINKLOCAL},
-	{"172.16.0.0/12", ADDR_PRIVATE},
-	{"192.0.0.0/24", ADDR_RESERVED},
-	{"192.0.2.0/24", ADDR_RESERVED},
-	{"192.88.99.0/24", ADDR_RESERVED},
-	{"192.168.0.0/16", ADDR_PRIVATE},
-	{"198.18.0.0/15", ADDR_RESERVED},
-	{"198.51.100.0/24", ADDR_RESERVED},
-	{"203.0.113.0/24", ADDR_RESERVED},
-	{"224.0.0.0/4", ADDR_MULTICAST},
-	{"240.0.0.0/4", ADDR_RESERVED},
+    {"169.254.169.254/32", ADDR_METADATA}, /* AWS, GCP, Azure, ... */
+    {"169.254.170.2/32", ADDR_METADATA},   /* ECS task metadata */
+    {"100.100.100.200/32", ADDR_METADATA}, /* Alibaba Cloud */
+    {"192.0.0.192/32", ADDR_METADATA},     /* Oracle Cloud */
+    {"255.255.255.255/32", ADDR_RESERVED},
+    {"0.0.0.0/8", ADDR_UNSPECIFIED},
+    {"10.0.0.0/8", ADDR_PRIVATE},
+    {"100.64.0.0/10", ADDR_CGNAT},
+    {"127.0.0.0/8", ADDR_LOOPBACK},
+    {"169.254.0.0/16", ADDR_LINKLOCAL},
+    {"172.16.0.0/12", ADDR_PRIVATE},
+    {"192.0.0.0/24", ADDR_RESERVED},
+    {"192.0.2.0/24", ADDR_RESERVED},
+    {"192.88.99.0/24", ADDR_RESERVED},
+    {"192.168.0.0/16", ADDR_PRIVATE},
+    {"198.18.0.0/15", ADDR_RESERVED},
+    {"198.51.100.0/24", ADDR_RESERVED},
+    {"203.0.113.0/24", ADDR_RESERVED},
+    {"224.0.0.0/4", ADDR_MULTICAST},
+    {"240.0.0.0/4", ADDR_RESERVED},
 };
 
 static const struct range ranges6[] = {
-	{"::/128", ADDR_UNSPECIFIED},
-	{"::1/128", ADDR_LOOPBACK},
-	{"fd00:ec2::254/128", ADDR_METADATA}, /* AWS IMDS over IPv6 */
-	{"64:ff9b:1::/48", ADDR_EMBEDDED},    /* local-use NAT64 */
-	{"100::/64", ADDR_RESERVED},	      /* discard-only */
-	{"2001:db8::/32", ADDR_RESERVED},
-	{"2001::/23", ADDR_RESERVED},
-	{"3fff::/20", ADDR_RESERVED},
-	{"5f00::/16", ADDR_RESERVED},
-	{"fc00::/7", ADDR_ULA},
-	{"fe80::/10", ADDR_LINKLOCAL},
-	{"fec0::/10", ADDR_PRIVATE}, /* deprecated site-local */
-	{"ff00::/8", ADDR_MULTICAST},
+    {"::/128", ADDR_UNSPECIFIED},
+    {"::1/128", ADDR_LOOPBACK},
+    {"fd00:ec2::254/128", ADDR_METADATA}, /* AWS IMDS over IPv6 */
+    {"64:ff9b:1::/48", ADDR_EMBEDDED},    /* local-use NAT64 */
+    {"100::/64", ADDR_RESERVED},          /* discard-only */
+    {"2001:db8::/32", ADDR_RESERVED},
+    {"2001::/23", ADDR_RESERVED},
+    {"3fff::/20", ADDR_RESERVED},
+    {"5f00::/16", ADDR_RESERVED},
+    {"fc00::/7", ADDR_ULA},
+    {"fe80::/10", ADDR_LINKLOCAL},
+    {"fec0::/10", ADDR_PRIVATE}, /* deprecated site-local */
+    {"ff00::/8", ADDR_MULTICAST},
 };
 
 static enum addr_class
-lookup(const struct range *t, size_t n, const struct addr *a,
-    enum addr_class dflt)
+lookup(
+    const struct range *t, size_t n, const struct addr *a, enum addr_class dflt)
 {
 	unsigned best = 0;
 	enum addr_class cls = dflt;
@@ -309,8 +309,8 @@ lookup(const struct range *t, size_t n, const struct addr *a,
 static enum addr_class
 classify4(const struct addr *a)
 {
-	return lookup(ranges4, sizeof(ranges4) / sizeof(ranges4[0]), a,
-	    ADDR_PUBLIC);
+	return lookup(
+	    ranges4, sizeof(ranges4) / sizeof(ranges4[0]), a, ADDR_PUBLIC);
 }
 
 static struct addr
@@ -345,8 +345,8 @@ worst(enum addr_class x, enum addr_class y)
 enum addr_class
 addr_classify(const struct addr *a)
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    0xff, 0xff};
+	static const uint8_t mapped[12] = {
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	static const uint8_t zero12[12];
 	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
 	const uint8_t *b = a->b;
@@ -384,8 +384,8 @@ addr_classify(const struct addr *a)
 	if ((b[0] & 0xe0) != 0x20) /* outside 2000::/3 global unicast */
 		return lookup(ranges6, sizeof(ranges6) / sizeof(ranges6[0]), a,
 		    ADDR_RESERVED);
-	return lookup(ranges6, sizeof(ranges6) / sizeof(ranges6[0]), a,
-	    ADDR_PUBLIC);
+	return lookup(
+	    ranges6, sizeof(ranges6) / sizeof(ranges6[0]), a, ADDR_PUBLIC);
 }
 
 const char *

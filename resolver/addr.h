@@ -16,7 +16,7 @@
 #define ADDR_STRLEN 46
 
 struct addr {
-	int family; /* AF_INET or AF_INET6 */
+	int family;    /* AF_INET or AF_INET6 */
 	uint8_t b[16]; /* network order; IPv4 uses b[0..3] */
 };
 
@@ -74,8 +74,8 @@ bool addr_class_never(enum addr_class c);
 
 /* From/to the socket API. */
 struct sockaddr;
-bool addr_from_sockaddr(const struct sockaddr *sa, struct addr *out,
-    uint16_t *port);
+bool addr_from_sockaddr(
+    const struct sockaddr *sa, struct addr *out, uint16_t *port);
 /* Fills ss (a struct sockaddr_storage) and returns its length. */
 unsigned addr_to_sockaddr(const struct addr *a, uint16_t port, void *ss);
 

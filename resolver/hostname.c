@@ -87,8 +87,8 @@ hostname_normalize(const char *s, size_t len, struct hostname *out)
 	for (start = 0, i = 0; i <= len; i++) {
 		if (i < len && out->name[i] != '.')
 			continue;
-		if ((e = check_label(out->name + start, i - start,
-		    &numeric)) != HOSTNAME_OK)
+		if ((e = check_label(out->name + start, i - start, &numeric)) !=
+		    HOSTNAME_OK)
 			return e;
 		start = i + 1;
 	}

@@ -21,19 +21,19 @@ enum hostname_err {
 	HOSTNAME_ERR_TOO_LONG,
 	HOSTNAME_ERR_EMPTY_LABEL,
 	HOSTNAME_ERR_LABEL_TOO_LONG,
-	HOSTNAME_ERR_CHAR,	/* outside letters, digits, '-' and '.' */
-	HOSTNAME_ERR_NON_ASCII, /* IDN must arrive as punycode (xn--) */
-	HOSTNAME_ERR_HYPHEN,	/* label starts or ends with '-' */
+	HOSTNAME_ERR_CHAR,           /* outside letters, digits, '-' and '.' */
+	HOSTNAME_ERR_NON_ASCII,      /* IDN must arrive as punycode (xn--) */
+	HOSTNAME_ERR_HYPHEN,         /* label starts or ends with '-' */
 	HOSTNAME_ERR_RESERVED_LABEL, /* "ab--x" that is not "xn--" */
-	HOSTNAME_ERR_NUMERIC,	/* numeric but not a strict IPv4 literal */
-	HOSTNAME_ERR_BAD_IPV6,	/* bracketed or colon form that does not parse */
+	HOSTNAME_ERR_NUMERIC,        /* numeric but not a strict IPv4 literal */
+	HOSTNAME_ERR_BAD_IPV6, /* bracketed or colon form that does not parse */
 };
 
 struct hostname {
 	enum hostname_kind kind;
 	size_t len;
 	char name[HOSTNAME_MAX + 1]; /* lowercase, no trailing dot */
-	struct addr addr;	     /* for IPV4/IPV6 */
+	struct addr addr;            /* for IPV4/IPV6 */
 };
 
 /*
@@ -42,8 +42,8 @@ struct hostname {
  * without brackets). A name whose last label is numeric or hex ("127.1",
  * "0x7f.1", "2130706433") is refused rather than guessed at.
  */
-enum hostname_err hostname_normalize(const char *s, size_t len,
-    struct hostname *out);
+enum hostname_err hostname_normalize(
+    const char *s, size_t len, struct hostname *out);
 /* A short English description of an error. */
 const char *hostname_strerror(enum hostname_err e);
 

@@ -26,17 +26,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the canonical form compiles to the same pattern */
 		host_pattern_format(&p, canon, sizeof(canon));
 		if (host_pattern_compile(canon, strlen(canon), &p2, &herr) !=
-		    MATCH_OK || p2.kind != p.kind ||
-		    strcmp(p2.suffix, p.suffix) != 0)
+		        MATCH_OK ||
+		    p2.kind != p.kind || strcmp(p2.suffix, p.suffix) != 0)
 			abort();
 		if (!host_pattern_overlap(&p, &p2))
 			abort();
-		if (nl && hostname_normalize(nl + 1, size - plen - 1, &h) ==
-		    HOSTNAME_OK) {
+		if (nl &&
+		    hostname_normalize(nl + 1, size - plen - 1, &h) ==
+		        HOSTNAME_OK) {
 			bool m = host_pattern_match(&p, &h);
 
 			/* an exact name pattern matches exactly itself */
-			if (p.kind == HOSTPAT_EXACT && h.kind == HOSTNAME_NAME &&
+			if (p.kind == HOSTPAT_EXACT &&
+			    h.kind == HOSTNAME_NAME &&
 			    m != (strcmp(p.suffix, h.name) == 0))
 				abort();
 		}

@@ -28,7 +28,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strbuf_init(&sb, 0);
 		policy_dump_yaml(p, &sb);
 		diags_init(&d2, "fuzz-normalized");
-		p2 = policy_load_buffer(strbuf_str(&sb), sb.len, "n", &opts, &d2);
+		p2 = policy_load_buffer(
+		    strbuf_str(&sb), sb.len, "n", &opts, &d2);
 		if (p2 == NULL)
 			abort(); /* the normalized form must load */
 		policy_unref(p2);

@@ -76,7 +76,7 @@ main(int argc, char **argv)
 			if (names == NULL)
 				return 1;
 			if (asprintf(&names[nn++], "%s/%s", argv[i],
-			    de->d_name) == -1)
+			        de->d_name) == -1)
 				return 1;
 		}
 		closedir(d);

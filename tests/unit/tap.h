@@ -17,8 +17,8 @@
 
 static int tap_n, tap_failed;
 
-static inline bool
-tap_ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline bool tap_ok(bool cond, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static inline bool
 tap_ok(bool cond, const char *fmt, ...)
@@ -35,8 +35,8 @@ tap_ok(bool cond, const char *fmt, ...)
 	return cond;
 }
 
-static inline void
-tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void tap_diag(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 static inline void
 tap_diag(const char *fmt, ...)
@@ -50,22 +50,23 @@ tap_diag(const char *fmt, ...)
 	printf("\n");
 }
 
-#define tap_is_int(got, want, ...)                                             \
-	do {                                                                   \
-		long long tap_g_ = (long long)(got), tap_w_ = (long long)(want); \
-		if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                    \
-			tap_diag("got %lld, want %lld", tap_g_, tap_w_);       \
+#define tap_is_int(got, want, ...) \
+	do { \
+		long long tap_g_ = (long long)(got), \
+		          tap_w_ = (long long)(want); \
+		if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__)) \
+			tap_diag("got %lld, want %lld", tap_g_, tap_w_); \
 	} while (0)
 
-#define tap_is_str(got, want, ...)                                             \
-	do {                                                                   \
-		const char *tap_g_ = (got), *tap_w_ = (want);                  \
-		bool tap_eq_ = (tap_g_ == NULL && tap_w_ == NULL) ||           \
-		    (tap_g_ && tap_w_ && strcmp(tap_g_, tap_w_) == 0);         \
-		if (!tap_ok(tap_eq_, __VA_ARGS__))                             \
-			tap_diag("got \"%s\", want \"%s\"",                    \
-			    tap_g_ ? tap_g_ : "(null)",                        \
-			    tap_w_ ? tap_w_ : "(null)");                       \
+#define tap_is_str(got, want, ...) \
+	do { \
+		const char *tap_g_ = (got), *tap_w_ = (want); \
+		bool tap_eq_ = (tap_g_ == NULL && tap_w_ == NULL) || \
+		    (tap_g_ && tap_w_ && strcmp(tap_g_, tap_w_) == 0); \
+		if (!tap_ok(tap_eq_, __VA_ARGS__)) \
+			tap_diag("got \"%s\", want \"%s\"", \
+			    tap_g_ ? tap_g_ : "(null)", \
+			    tap_w_ ? tap_w_ : "(null)"); \
 	} while (0)
 
 static inline int

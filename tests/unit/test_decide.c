@@ -83,9 +83,9 @@ static const char policy_text[] =
     "    binaries: [{ path: /usr/bin/gh }]\n";
 
 #define CURL "/usr/bin/curl"
-#define GH "/usr/bin/gh"
-#define PY "/usr/bin/python3.11"
-#define GIT "/usr/lib/git-core/git-remote-http"
+#define GH   "/usr/bin/gh"
+#define PY   "/usr/bin/python3.11"
+#define GIT  "/usr/lib/git-core/git-remote-http"
 #define GITS "/usr/lib/git-core/git-remote-https"
 
 enum sha_kind { SHA_NONE, SHA_GOOD, SHA_BAD };
@@ -104,68 +104,141 @@ struct dcase {
 	const char *block; /* expected block key, or NULL for none */
 };
 
-#define C DECIDE_SRC_CONNECT
+#define C   DECIDE_SRC_CONNECT
 #define POL DECIDE_MODE_POLICY
 #define ENF DECIDE_MODE_ENFORCE
 #define AUD DECIDE_MODE_AUDIT
-#define OK REASON_ALLOWED
+#define OK  REASON_ALLOWED
 
 static const struct dcase cases[] = {
-	{"git clones from github", GIT, 0, 0, 0, 0, OK, "github.com", 443, C, POL, VERDICT_ALLOW, OK, "github"},
-	{"audit deny block: curl reads objects", CURL, 0, 0, 0, 0, OK, "objects.githubusercontent.com", 443, C, POL, VERDICT_AUDIT, REASON_EXPLICIT_DENY, "blocked"},
-	{"host case and trailing dot", GIT, 0, 0, 0, 0, OK, "GitHub.COM.", 443, C, POL, VERDICT_ALLOW, OK, "github"},
-	{"python not listed, audit endpoint", PY, 0, 0, 0, 0, OK, "github.com", 443, C, POL, VERDICT_AUDIT, REASON_BINARY_NOT_ALLOWED, "github"},
-	{"python not listed, enforce-all", PY, 0, 0, 0, 0, OK, "github.com", 443, C, ENF, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "github"},
-	{"no policy for host", CURL, 0, 0, 0, 0, OK, "example.org", 443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
-	{"no policy for host, audit-all", CURL, 0, 0, 0, 0, OK, "example.org", 443, C, AUD, VERDICT_AUDIT, REASON_NO_MATCHING_POLICY, NULL},
-	{"wrong port (audit endpoint, enforce default)", CURL, 0, 0, 0, 0, OK, "github.com", 8443, C, POL, VERDICT_DENY, REASON_PORT_NOT_ALLOWED, "github"},
-	{"policy names a symlink", GIT, 0, 0, 0, 0, OK, "gitlab.com", 443, C, POL, VERDICT_DENY, REASON_BINARY_SYMLINK, "git_symlink"},
-	{"invoked through a symlink the policy names", PY, GITS, 0, 0, 0, OK, "gitlab.com", 443, C, POL, VERDICT_DENY, REASON_BINARY_SYMLINK, "git_symlink"},
-	{"policy names a script", PY, 0, 0, 0, 0, OK, "pypi.org", 443, C, POL, VERDICT_DENY, REASON_BINARY_IS_SCRIPT, "pypi"},
-	{"one-label wildcard", PY, 0, 0, 0, 0, OK, "www.python.org", 443, C, POL, VERDICT_ALLOW, OK, "python"},
-	{"one-label wildcard, port 80", PY, 0, 0, 0, 0, OK, "docs.python.org", 80, C, POL, VERDICT_ALLOW, OK, "python"},
-	{"one-label wildcard excludes apex", PY, 0, 0, 0, 0, OK, "python.org", 443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
-	{"one-label wildcard excludes two labels", PY, 0, 0, 0, 0, OK, "a.b.python.org", 443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
-	{"one-label wildcard dot boundary", PY, 0, 0, 0, 0, OK, "evilpython.org", 443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
-	{"any-label wildcard, range low", CURL, 0, 0, 0, 0, OK, "a.b.example.com", 8000, C, POL, VERDICT_ALLOW, OK, "wild"},
-	{"any-label wildcard, range high", CURL, 0, 0, 0, 0, OK, "a.example.com", 8100, C, POL, VERDICT_ALLOW, OK, "wild"},
-	{"any-label wildcard, above range", CURL, 0, 0, 0, 0, OK, "a.example.com", 8101, C, POL, VERDICT_DENY, REASON_PORT_NOT_ALLOWED, "wild"},
-	{"any-label wildcard excludes apex", CURL, 0, 0, 0, 0, OK, "example.com", 8050, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
-	{"IP rule", CURL, 0, 0, 0, 0, OK, "198.51.100.9", 443, C, POL, VERDICT_ALLOW, OK, "wild"},
-	{"IP outside rule", CURL, 0, 0, 0, 0, OK, "198.51.101.9", 443, C, POL, VERDICT_DENY, REASON_IP_NOT_ALLOWED, NULL},
-	{"IPv6 rule", CURL, 0, 0, 0, 0, OK, "[2001:db8::7]", 443, C, POL, VERDICT_ALLOW, OK, "wild"},
-	{"IPv4-mapped is not the IPv4 rule", CURL, 0, 0, 0, 0, OK, "[::ffff:198.51.100.9]", 443, C, POL, VERDICT_DENY, REASON_IP_NOT_ALLOWED, NULL},
-	{"name rule never matches IP", GIT, 0, 0, 0, 0, OK, "140.82.112.3", 443, C, POL, VERDICT_DENY, REASON_IP_NOT_ALLOWED, NULL},
-	{"raw TCP allowed by protocol tcp", CURL, 0, 0, 0, 0, OK, "ssh.example.org", 22, DECIDE_SRC_DNS, POL, VERDICT_ALLOW, OK, "wild"},
-	{"raw TCP refused on L4 endpoint", CURL, 0, 0, 0, 0, OK, "web.example.org", 443, DECIDE_SRC_DNS, POL, VERDICT_DENY, REASON_RAW_TCP_NOT_ALLOWED, "wild"},
-	{"raw TCP by address refused", CURL, 0, 0, 0, 0, OK, "198.51.100.9", 443, DECIDE_SRC_ADDR, POL, VERDICT_DENY, REASON_RAW_TCP_NOT_ALLOWED, "wild"},
-	{"same endpoint by SNI allowed", CURL, 0, 0, 0, 0, OK, "web.example.org", 443, DECIDE_SRC_SNI, POL, VERDICT_ALLOW, OK, "wild"},
-	{"raw TCP on rest endpoint, audit", GIT, 0, 0, 0, 0, OK, "github.com", 443, DECIDE_SRC_DNS, POL, VERDICT_AUDIT, REASON_RAW_TCP_NOT_ALLOWED, "github"},
-	{"glob is one component", "/usr/local/bin/curl", 0, 0, 0, 0, OK, "a.example.com", 8050, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "wild"},
-	{"pinned hash not computed", GH, 0, 0, 0, SHA_NONE, OK, "pinned.example.net", 443, C, POL, VERDICT_DENY, REASON_BINARY_HASH_UNAVAILABLE, "pinned"},
-	{"pinned hash differs", GH, 0, 0, 0, SHA_BAD, OK, "pinned.example.net", 443, C, POL, VERDICT_DENY, REASON_BINARY_HASH_MISMATCH, "pinned"},
-	{"pinned hash matches", GH, 0, 0, 0, SHA_GOOD, OK, "pinned.example.net", 443, C, POL, VERDICT_ALLOW, OK, "pinned"},
-	{"ancestor opt-in", "/usr/bin/cc", 0, "/usr/bin/node", 0, 0, OK, "build.example.net", 443, C, POL, VERDICT_ALLOW, OK, "anc"},
-	{"without the ancestor", "/usr/bin/cc", 0, 0, 0, 0, OK, "build.example.net", 443, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "anc"},
-	{"ancestor of another block does not count", "/usr/bin/cc", 0, GIT, 0, 0, OK, "github.com", 443, C, POL, VERDICT_AUDIT, REASON_BINARY_NOT_ALLOWED, "github"},
-	{"explicit deny beats allow", CURL, 0, 0, 0, 0, OK, "evil.example.com", 8050, C, POL, VERDICT_DENY, REASON_EXPLICIT_DENY, "blocked"},
-	{"explicit deny in audit mode", CURL, 0, 0, 0, 0, OK, "objects.githubusercontent.com", 443, C, ENF, VERDICT_DENY, REASON_EXPLICIT_DENY, "blocked"},
-	{"explicit deny, audit-all", CURL, 0, 0, 0, 0, OK, "evil.example.com", 8050, C, AUD, VERDICT_AUDIT, REASON_EXPLICIT_DENY, "blocked"},
-	{"deny block for other binaries only", GIT, 0, 0, 0, 0, OK, "objects.githubusercontent.com", 443, C, POL, VERDICT_ALLOW, OK, "github"},
-	{"identity failure on audit endpoint", 0, 0, 0, 0, 0, REASON_IDENTITY_NO_OWNER, "github.com", 443, C, POL, VERDICT_AUDIT, REASON_IDENTITY_NO_OWNER, "github"},
-	{"identity failure elsewhere", 0, 0, 0, 0, 0, REASON_IDENTITY_AMBIGUOUS, "example.org", 443, C, POL, VERDICT_DENY, REASON_IDENTITY_AMBIGUOUS, NULL},
-	{"identity failure, enforce-all", 0, 0, 0, 0, 0, REASON_IDENTITY_NO_OWNER, "github.com", 443, C, ENF, VERDICT_DENY, REASON_IDENTITY_NO_OWNER, "github"},
-	{"gateway client in range", 0, 0, 0, "192.0.2.5", 0, OK, "gw.example.net", 443, C, POL, VERDICT_ALLOW, OK, "gateway"},
-	{"gateway client out of range", 0, 0, 0, "203.0.113.5", 0, OK, "gw.example.net", 443, C, POL, VERDICT_DENY, REASON_CLIENT_NOT_ALLOWED, "gateway"},
-	{"gateway client unknown source", 0, 0, 0, 0, 0, OK, "gw.example.net", 443, C, POL, VERDICT_DENY, REASON_CLIENT_NOT_ALLOWED, "gateway"},
-	{"client and binary both match", CURL, 0, 0, "192.0.2.9", 0, OK, "both.example.net", 443, C, POL, VERDICT_ALLOW, OK, "both"},
-	{"client matches, binary does not", GH, 0, 0, "192.0.2.9", 0, OK, "both.example.net", 443, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "both"},
-	{"binary matches, client does not", CURL, 0, 0, "198.51.100.1", 0, OK, "both.example.net", 443, C, POL, VERDICT_DENY, REASON_CLIENT_NOT_ALLOWED, "both"},
-	{"mixed modes: enforce wins", PY, 0, 0, 0, 0, OK, "mixed.example.net", 443, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "mixed_audit"},
-	{"mixed modes: allowed by audit block", CURL, 0, 0, 0, 0, OK, "mixed.example.net", 443, C, POL, VERDICT_ALLOW, OK, "mixed_audit"},
-	{"mixed modes: allowed by enforce block", GH, 0, 0, 0, 0, OK, "mixed.example.net", 443, C, POL, VERDICT_ALLOW, OK, "mixed_enforce"},
-	{"allowed stays allowed under enforce-all", GIT, 0, 0, 0, 0, OK, "github.com", 443, C, ENF, VERDICT_ALLOW, OK, "github"},
-	{"allowed stays allowed under audit-all", GIT, 0, 0, 0, 0, OK, "github.com", 443, C, AUD, VERDICT_ALLOW, OK, "github"},
+    {"git clones from github", GIT, 0, 0, 0, 0, OK, "github.com", 443, C, POL,
+        VERDICT_ALLOW, OK, "github"},
+    {"audit deny block: curl reads objects", CURL, 0, 0, 0, 0, OK,
+        "objects.githubusercontent.com", 443, C, POL, VERDICT_AUDIT,
+        REASON_EXPLICIT_DENY, "blocked"},
+    {"host case and trailing dot", GIT, 0, 0, 0, 0, OK, "GitHub.COM.", 443, C,
+        POL, VERDICT_ALLOW, OK, "github"},
+    {"python not listed, audit endpoint", PY, 0, 0, 0, 0, OK, "github.com", 443,
+        C, POL, VERDICT_AUDIT, REASON_BINARY_NOT_ALLOWED, "github"},
+    {"python not listed, enforce-all", PY, 0, 0, 0, 0, OK, "github.com", 443, C,
+        ENF, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "github"},
+    {"no policy for host", CURL, 0, 0, 0, 0, OK, "example.org", 443, C, POL,
+        VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
+    {"no policy for host, audit-all", CURL, 0, 0, 0, 0, OK, "example.org", 443,
+        C, AUD, VERDICT_AUDIT, REASON_NO_MATCHING_POLICY, NULL},
+    {"wrong port (audit endpoint, enforce default)", CURL, 0, 0, 0, 0, OK,
+        "github.com", 8443, C, POL, VERDICT_DENY, REASON_PORT_NOT_ALLOWED,
+        "github"},
+    {"policy names a symlink", GIT, 0, 0, 0, 0, OK, "gitlab.com", 443, C, POL,
+        VERDICT_DENY, REASON_BINARY_SYMLINK, "git_symlink"},
+    {"invoked through a symlink the policy names", PY, GITS, 0, 0, 0, OK,
+        "gitlab.com", 443, C, POL, VERDICT_DENY, REASON_BINARY_SYMLINK,
+        "git_symlink"},
+    {"policy names a script", PY, 0, 0, 0, 0, OK, "pypi.org", 443, C, POL,
+        VERDICT_DENY, REASON_BINARY_IS_SCRIPT, "pypi"},
+    {"one-label wildcard", PY, 0, 0, 0, 0, OK, "www.python.org", 443, C, POL,
+        VERDICT_ALLOW, OK, "python"},
+    {"one-label wildcard, port 80", PY, 0, 0, 0, 0, OK, "docs.python.org", 80,
+        C, POL, VERDICT_ALLOW, OK, "python"},
+    {"one-label wildcard excludes apex", PY, 0, 0, 0, 0, OK, "python.org", 443,
+        C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
+    {"one-label wildcard excludes two labels", PY, 0, 0, 0, 0, OK,
+        "a.b.python.org", 443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY,
+        NULL},
+    {"one-label wildcard dot boundary", PY, 0, 0, 0, 0, OK, "evilpython.org",
+        443, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
+    {"any-label wildcard, range low", CURL, 0, 0, 0, 0, OK, "a.b.example.com",
+        8000, C, POL, VERDICT_ALLOW, OK, "wild"},
+    {"any-label wildcard, range high", CURL, 0, 0, 0, 0, OK, "a.example.com",
+        8100, C, POL, VERDICT_ALLOW, OK, "wild"},
+    {"any-label wildcard, above range", CURL, 0, 0, 0, 0, OK, "a.example.com",
+        8101, C, POL, VERDICT_DENY, REASON_PORT_NOT_ALLOWED, "wild"},
+    {"any-label wildcard excludes apex", CURL, 0, 0, 0, 0, OK, "example.com",
+        8050, C, POL, VERDICT_DENY, REASON_NO_MATCHING_POLICY, NULL},
+    {"IP rule", CURL, 0, 0, 0, 0, OK, "198.51.100.9", 443, C, POL,
+        VERDICT_ALLOW, OK, "wild"},
+    {"IP outside rule", CURL, 0, 0, 0, 0, OK, "198.51.101.9", 443, C, POL,
+        VERDICT_DENY, REASON_IP_NOT_ALLOWED, NULL},
+    {"IPv6 rule", CURL, 0, 0, 0, 0, OK, "[2001:db8::7]", 443, C, POL,
+        VERDICT_ALLOW, OK, "wild"},
+    {"IPv4-mapped is not the IPv4 rule", CURL, 0, 0, 0, 0, OK,
+        "[::ffff:198.51.100.9]", 443, C, POL, VERDICT_DENY,
+        REASON_IP_NOT_ALLOWED, NULL},
+    {"name rule never matches IP", GIT, 0, 0, 0, 0, OK, "140.82.112.3", 443, C,
+        POL, VERDICT_DENY, REASON_IP_NOT_ALLOWED, NULL},
+    {"raw TCP allowed by protocol tcp", CURL, 0, 0, 0, 0, OK, "ssh.example.org",
+        22, DECIDE_SRC_DNS, POL, VERDICT_ALLOW, OK, "wild"},
+    {"raw TCP refused on L4 endpoint", CURL, 0, 0, 0, 0, OK, "web.example.org",
+        443, DECIDE_SRC_DNS, POL, VERDICT_DENY, REASON_RAW_TCP_NOT_ALLOWED,
+        "wild"},
+    {"raw TCP by address refused", CURL, 0, 0, 0, 0, OK, "198.51.100.9", 443,
+        DECIDE_SRC_ADDR, POL, VERDICT_DENY, REASON_RAW_TCP_NOT_ALLOWED, "wild"},
+    {"same endpoint by SNI allowed", CURL, 0, 0, 0, 0, OK, "web.example.org",
+        443, DECIDE_SRC_SNI, POL, VERDICT_ALLOW, OK, "wild"},
+    {"raw TCP on rest endpoint, audit", GIT, 0, 0, 0, 0, OK, "github.com", 443,
+        DECIDE_SRC_DNS, POL, VERDICT_AUDIT, REASON_RAW_TCP_NOT_ALLOWED,
+        "github"},
+    {"glob is one component", "/usr/local/bin/curl", 0, 0, 0, 0, OK,
+        "a.example.com", 8050, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED,
+        "wild"},
+    {"pinned hash not computed", GH, 0, 0, 0, SHA_NONE, OK,
+        "pinned.example.net", 443, C, POL, VERDICT_DENY,
+        REASON_BINARY_HASH_UNAVAILABLE, "pinned"},
+    {"pinned hash differs", GH, 0, 0, 0, SHA_BAD, OK, "pinned.example.net", 443,
+        C, POL, VERDICT_DENY, REASON_BINARY_HASH_MISMATCH, "pinned"},
+    {"pinned hash matches", GH, 0, 0, 0, SHA_GOOD, OK, "pinned.example.net",
+        443, C, POL, VERDICT_ALLOW, OK, "pinned"},
+    {"ancestor opt-in", "/usr/bin/cc", 0, "/usr/bin/node", 0, 0, OK,
+        "build.example.net", 443, C, POL, VERDICT_ALLOW, OK, "anc"},
+    {"without the ancestor", "/usr/bin/cc", 0, 0, 0, 0, OK, "build.example.net",
+        443, C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "anc"},
+    {"ancestor of another block does not count", "/usr/bin/cc", 0, GIT, 0, 0,
+        OK, "github.com", 443, C, POL, VERDICT_AUDIT, REASON_BINARY_NOT_ALLOWED,
+        "github"},
+    {"explicit deny beats allow", CURL, 0, 0, 0, 0, OK, "evil.example.com",
+        8050, C, POL, VERDICT_DENY, REASON_EXPLICIT_DENY, "blocked"},
+    {"explicit deny in audit mode", CURL, 0, 0, 0, 0, OK,
+        "objects.githubusercontent.com", 443, C, ENF, VERDICT_DENY,
+        REASON_EXPLICIT_DENY, "blocked"},
+    {"explicit deny, audit-all", CURL, 0, 0, 0, 0, OK, "evil.example.com", 8050,
+        C, AUD, VERDICT_AUDIT, REASON_EXPLICIT_DENY, "blocked"},
+    {"deny block for other binaries only", GIT, 0, 0, 0, 0, OK,
+        "objects.githubusercontent.com", 443, C, POL, VERDICT_ALLOW, OK,
+        "github"},
+    {"identity failure on audit endpoint", 0, 0, 0, 0, 0,
+        REASON_IDENTITY_NO_OWNER, "github.com", 443, C, POL, VERDICT_AUDIT,
+        REASON_IDENTITY_NO_OWNER, "github"},
+    {"identity failure elsewhere", 0, 0, 0, 0, 0, REASON_IDENTITY_AMBIGUOUS,
+        "example.org", 443, C, POL, VERDICT_DENY, REASON_IDENTITY_AMBIGUOUS,
+        NULL},
+    {"identity failure, enforce-all", 0, 0, 0, 0, 0, REASON_IDENTITY_NO_OWNER,
+        "github.com", 443, C, ENF, VERDICT_DENY, REASON_IDENTITY_NO_OWNER,
+        "github"},
+    {"gateway client in range", 0, 0, 0, "192.0.2.5", 0, OK, "gw.example.net",
+        443, C, POL, VERDICT_ALLOW, OK, "gateway"},
+    {"gateway client out of range", 0, 0, 0, "203.0.113.5", 0, OK,
+        "gw.example.net", 443, C, POL, VERDICT_DENY, REASON_CLIENT_NOT_ALLOWED,
+        "gateway"},
+    {"gateway client unknown source", 0, 0, 0, 0, 0, OK, "gw.example.net", 443,
+        C, POL, VERDICT_DENY, REASON_CLIENT_NOT_ALLOWED, "gateway"},
+    {"client and binary both match", CURL, 0, 0, "192.0.2.9", 0, OK,
+        "both.example.net", 443, C, POL, VERDICT_ALLOW, OK, "both"},
+    {"client matches, binary does not", GH, 0, 0, "192.0.2.9", 0, OK,
+        "both.example.net", 443, C, POL, VERDICT_DENY,
+        REASON_BINARY_NOT_ALLOWED, "both"},
+    {"binary matches, client does not", CURL, 0, 0, "198.51.100.1", 0, OK,
+        "both.example.net", 443, C, POL, VERDICT_DENY,
+        REASON_CLIENT_NOT_ALLOWED, "both"},
+    {"mixed modes: enforce wins", PY, 0, 0, 0, 0, OK, "mixed.example.net", 443,
+        C, POL, VERDICT_DENY, REASON_BINARY_NOT_ALLOWED, "mixed_audit"},
+    {"mixed modes: allowed by audit block", CURL, 0, 0, 0, 0, OK,
+        "mixed.example.net", 443, C, POL, VERDICT_ALLOW, OK, "mixed_audit"},
+    {"mixed modes: allowed by enforce block", GH, 0, 0, 0, 0, OK,
+        "mixed.example.net", 443, C, POL, VERDICT_ALLOW, OK, "mixed_enforce"},
+    {"allowed stays allowed under enforce-all", GIT, 0, 0, 0, 0, OK,
+        "github.com", 443, C, ENF, VERDICT_ALLOW, OK, "github"},
+    {"allowed stays allowed under audit-all", GIT, 0, 0, 0, 0, OK, "github.com",
+        443, C, AUD, VERDICT_ALLOW, OK, "github"},
 };
 
 static struct policy *
@@ -272,16 +345,18 @@ test_hints(const struct policy *p)
 	dd.port = 443;
 	dd.source = C;
 	decide(p, &dc, &dd, POL, &out);
-	tap_ok(strstr(out.reason_text, "lists " GITS ", which is a symlink to " GIT) != NULL,
+	tap_ok(strstr(out.reason_text,
+	           "lists " GITS ", which is a symlink to " GIT) != NULL,
 	    "symlink reason names the link and its target");
 	tap_ok(strstr(out.hint, "'- path: " GIT "'") != NULL &&
-	    strstr(out.hint, "test_decide.yaml:15") != NULL,
+	        strstr(out.hint, "test_decide.yaml:15") != NULL,
 	    "symlink hint gives the line to write and where");
 
 	dc.exe = PY;
 	hostname_normalize("pypi.org", 8, &h);
 	decide(p, &dc, &dd, POL, &out);
-	tap_ok(strstr(out.reason_text, "/usr/bin/pip3, a script run by " PY) != NULL,
+	tap_ok(strstr(out.reason_text, "/usr/bin/pip3, a script run by " PY) !=
+	        NULL,
 	    "script reason names the interpreter");
 	tap_ok(strstr(out.hint, "'- path: " PY "'") != NULL,
 	    "script hint says to list the interpreter");
@@ -289,8 +364,9 @@ test_hints(const struct policy *p)
 	dc.exe = CURL;
 	hostname_normalize("example.org", 11, &h);
 	decide(p, &dc, &dd, POL, &out);
-	tap_ok(strstr(out.hint, "'- { host: example.org, port: 443 }'") != NULL &&
-	    strstr(out.hint, CURL) != NULL,
+	tap_ok(
+	    strstr(out.hint, "'- { host: example.org, port: 443 }'") != NULL &&
+	        strstr(out.hint, CURL) != NULL,
 	    "no-match hint gives a ready endpoint for the binary");
 
 	hostname_normalize("github.com", 10, &h);
@@ -321,10 +397,10 @@ test_invariants(const struct policy *p)
 	    "ssh.example.org", "web.example.org", "pinned.example.net",
 	    "mixed.example.net", "gw.example.net", "unknown.invalid"};
 	static const uint16_t ports[] = {22, 80, 443, 8000, 8050, 8443};
-	static const char *const exes[] = {GIT, GITS, CURL, GH, PY,
-	    "/usr/local/bin/x", NULL};
-	static const enum decide_source srcs[] = {DECIDE_SRC_CONNECT,
-	    DECIDE_SRC_SNI, DECIDE_SRC_DNS};
+	static const char *const exes[] = {
+	    GIT, GITS, CURL, GH, PY, "/usr/local/bin/x", NULL};
+	static const enum decide_source srcs[] = {
+	    DECIDE_SRC_CONNECT, DECIDE_SRC_SNI, DECIDE_SRC_DNS};
 	size_t a, b, c, s;
 	int combos = 0, bad = 0;
 
@@ -340,29 +416,35 @@ test_invariants(const struct policy *p)
 
 					memset(&dc, 0, sizeof(dc));
 					dc.exe = exes[c];
-					dc.identity_err = exes[c] ? REASON_ALLOWED :
+					dc.identity_err = exes[c] ?
+					    REASON_ALLOWED :
 					    REASON_IDENTITY_NO_OWNER;
-					hostname_normalize(hosts[a],
-					    strlen(hosts[a]), &h);
+					hostname_normalize(
+					    hosts[a], strlen(hosts[a]), &h);
 					dd.host = &h;
 					dd.port = ports[b];
 					dd.source = srcs[s];
 					for (m = 0; m < 3; m++)
 						decide(p, &dc, &dd,
-						    (enum decide_override)m, &o[m]);
+						    (enum decide_override)m,
+						    &o[m]);
 					combos++;
 					if (o[1].reason != o[0].reason ||
 					    o[2].reason != o[0].reason ||
 					    (o[0].verdict == VERDICT_ALLOW) !=
-					    (o[1].verdict == VERDICT_ALLOW) ||
+					        (o[1].verdict ==
+					            VERDICT_ALLOW) ||
 					    (o[0].verdict == VERDICT_ALLOW) !=
-					    (o[2].verdict == VERDICT_ALLOW) ||
+					        (o[2].verdict ==
+					            VERDICT_ALLOW) ||
 					    o[1].verdict == VERDICT_AUDIT ||
 					    o[2].verdict == VERDICT_DENY ||
 					    (o[0].verdict != VERDICT_ALLOW) !=
-					    (o[0].reason != REASON_ALLOWED)) {
+					        (o[0].reason !=
+					            REASON_ALLOWED)) {
 						bad++;
-						tap_diag("invariant broken: %s %s:%u",
+						tap_diag(
+						    "invariant broken: %s %s:%u",
 						    exes[c] ? exes[c] : "-",
 						    hosts[a], ports[b]);
 					}

@@ -14,48 +14,50 @@ struct compile_case {
 };
 
 static const struct compile_case compiles[] = {
-	{"github.com", MATCH_OK, "github.com"},
-	{"GitHub.COM", MATCH_OK, "github.com"},
-	{"github.com.", MATCH_OK, "github.com"},
-	{"*.github.com", MATCH_OK, "*.github.com"},
-	{"*.GITHUB.com.", MATCH_OK, "*.github.com"},
-	{"**.github.com", MATCH_OK, "**.github.com"},
-	{"*.co.uk", MATCH_OK, "*.co.uk"},
-	{"localhost", MATCH_OK, "localhost"},
-	{"198.51.100.7", MATCH_OK, "198.51.100.7"},
-	{"2001:db8::7", MATCH_OK, "2001:db8::7"},
-	{"[2001:db8::7]", MATCH_OK, "2001:db8::7"},
-	{"198.51.100.0/24", MATCH_OK, "198.51.100.0/24"},
-	{"2001:db8::/32", MATCH_OK, "2001:db8::/32"},
-	{"", MATCH_ERR_EMPTY, NULL},
-	{"*", MATCH_ERR_BARE_WILDCARD, NULL},
-	{"**", MATCH_ERR_BARE_WILDCARD, NULL},
-	{"*.", MATCH_ERR_BARE_WILDCARD, NULL},
-	{"**.", MATCH_ERR_BARE_WILDCARD, NULL},
-	{"*.com", MATCH_ERR_TLD_WILDCARD, NULL},
-	{"**.io", MATCH_ERR_TLD_WILDCARD, NULL},
-	{"*.com.", MATCH_ERR_TLD_WILDCARD, NULL},
-	{"gith*.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"*github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"**github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"git*hub.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"***.github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"*.git*.com", MATCH_ERR_PARTIAL_LABEL, NULL},
-	{"api.*.com", MATCH_ERR_INNER_WILDCARD, NULL},
-	{"api.**.com", MATCH_ERR_INNER_WILDCARD, NULL},
-	{"*.*.github.com", MATCH_ERR_INNER_WILDCARD, NULL},
-	{"github.*", MATCH_ERR_INNER_WILDCARD, NULL},
-	{"*.github.*", MATCH_ERR_INNER_WILDCARD, NULL},
-	{"b\xc3\xbc" "cher.example", MATCH_ERR_HOST, NULL},
-	{"a..b.com", MATCH_ERR_HOST, NULL},
-	{"under_score.com", MATCH_ERR_HOST, NULL},
-	{"127.1", MATCH_ERR_HOST, NULL},
-	{"0x7f.0.0.1", MATCH_ERR_HOST, NULL},
-	{"*.1.2.3.4", MATCH_ERR_HOST, NULL},
-	{"*.[::1]", MATCH_ERR_HOST, NULL},
-	{"10.0.0.1/8", MATCH_ERR_CIDR, NULL},
-	{"10.0.0.0/33", MATCH_ERR_CIDR, NULL},
-	{"example.com/8", MATCH_ERR_CIDR, NULL},
+    {"github.com", MATCH_OK, "github.com"},
+    {"GitHub.COM", MATCH_OK, "github.com"},
+    {"github.com.", MATCH_OK, "github.com"},
+    {"*.github.com", MATCH_OK, "*.github.com"},
+    {"*.GITHUB.com.", MATCH_OK, "*.github.com"},
+    {"**.github.com", MATCH_OK, "**.github.com"},
+    {"*.co.uk", MATCH_OK, "*.co.uk"},
+    {"localhost", MATCH_OK, "localhost"},
+    {"198.51.100.7", MATCH_OK, "198.51.100.7"},
+    {"2001:db8::7", MATCH_OK, "2001:db8::7"},
+    {"[2001:db8::7]", MATCH_OK, "2001:db8::7"},
+    {"198.51.100.0/24", MATCH_OK, "198.51.100.0/24"},
+    {"2001:db8::/32", MATCH_OK, "2001:db8::/32"},
+    {"", MATCH_ERR_EMPTY, NULL},
+    {"*", MATCH_ERR_BARE_WILDCARD, NULL},
+    {"**", MATCH_ERR_BARE_WILDCARD, NULL},
+    {"*.", MATCH_ERR_BARE_WILDCARD, NULL},
+    {"**.", MATCH_ERR_BARE_WILDCARD, NULL},
+    {"*.com", MATCH_ERR_TLD_WILDCARD, NULL},
+    {"**.io", MATCH_ERR_TLD_WILDCARD, NULL},
+    {"*.com.", MATCH_ERR_TLD_WILDCARD, NULL},
+    {"gith*.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"*github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"**github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"git*hub.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"***.github.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"*.git*.com", MATCH_ERR_PARTIAL_LABEL, NULL},
+    {"api.*.com", MATCH_ERR_INNER_WILDCARD, NULL},
+    {"api.**.com", MATCH_ERR_INNER_WILDCARD, NULL},
+    {"*.*.github.com", MATCH_ERR_INNER_WILDCARD, NULL},
+    {"github.*", MATCH_ERR_INNER_WILDCARD, NULL},
+    {"*.github.*", MATCH_ERR_INNER_WILDCARD, NULL},
+    {"b\xc3\xbc"
+     "cher.example",
+        MATCH_ERR_HOST, NULL},
+    {"a..b.com", MATCH_ERR_HOST, NULL},
+    {"under_score.com", MATCH_ERR_HOST, NULL},
+    {"127.1", MATCH_ERR_HOST, NULL},
+    {"0x7f.0.0.1", MATCH_ERR_HOST, NULL},
+    {"*.1.2.3.4", MATCH_ERR_HOST, NULL},
+    {"*.[::1]", MATCH_ERR_HOST, NULL},
+    {"10.0.0.1/8", MATCH_ERR_CIDR, NULL},
+    {"10.0.0.0/33", MATCH_ERR_CIDR, NULL},
+    {"example.com/8", MATCH_ERR_CIDR, NULL},
 };
 
 static void
@@ -67,8 +69,8 @@ test_compile(void)
 		struct host_pattern p;
 		enum hostname_err herr;
 		char buf[300];
-		enum match_err e = host_pattern_compile(compiles[i].in,
-		    strlen(compiles[i].in), &p, &herr);
+		enum match_err e = host_pattern_compile(
+		    compiles[i].in, strlen(compiles[i].in), &p, &herr);
 
 		tap_is_int(e, compiles[i].err, "compile '%s': %s",
 		    compiles[i].in, match_strerror(compiles[i].err));
@@ -86,56 +88,56 @@ struct host_match_case {
 };
 
 static const struct host_match_case matches[] = {
-	/* exact */
-	{"github.com", "github.com", true},
-	{"github.com", "GITHUB.COM", true},
-	{"github.com", "github.com.", true},
-	{"github.com", "api.github.com", false},
-	{"github.com", "evilgithub.com", false},
-	{"github.com", "github.com.evil.com", false},
-	{"github.com", "github.co", false},
-	{"github.com", "ithub.com", false},
-	{"github.com", "xgithub.com", false},
-	{"api.github.com", "github.com", false},
-	/* one label */
-	{"*.github.com", "api.github.com", true},
-	{"*.github.com", "API.GitHub.com.", true},
-	{"*.github.com", "x.github.com", true},
-	{"*.github.com", "github.com", false}, /* apex excluded */
-	{"*.github.com", "a.b.github.com", false},
-	{"*.github.com", "evilgithub.com", false},
-	{"*.github.com", "api.evilgithub.com", false},
-	{"*.github.com", "apigithub.com", false},
-	{"*.github.com", "github.com.evil.com", false},
-	{"*.github.com", "api.github.com.evil.com", false},
-	{"*.github.com", "xgithub.com", false},
-	/* one or more labels */
-	{"**.github.com", "api.github.com", true},
-	{"**.github.com", "a.b.github.com", true},
-	{"**.github.com", "a.b.c.d.github.com", true},
-	{"**.github.com", "github.com", false}, /* apex excluded */
-	{"**.github.com", "evilgithub.com", false},
-	{"**.github.com", "a.evilgithub.com", false},
-	{"**.github.com", "github.com.evil.com", false},
-	{"**.github.com", "agithub.com", false},
-	{"**.co.uk", "example.co.uk", true},
-	{"**.co.uk", "co.uk", false},
-	/* names never match IP patterns and IPs never match names */
-	{"198.51.100.7", "198.51.100.7", true},
-	{"198.51.100.7", "198.51.100.8", false},
-	{"198.51.100.0/24", "198.51.100.255", true},
-	{"198.51.100.0/24", "198.51.101.0", false},
-	{"2001:db8::7", "[2001:db8::7]", true},
-	{"2001:db8::7", "[2001:db8::8]", false},
-	{"2001:db8::/32", "[2001:db8:1::1]", true},
-	{"198.51.100.7", "::ffff:198.51.100.7", false},
-	{"example.com", "1.2.3.4", false},
-	{"*.example.com", "1.2.3.4", false},
-	{"**.example.com", "[::1]", false},
-	{"1.2.3.4", "example.com", false},
-	{"0.0.0.0/0", "example.com", false},
-	/* a name that looks like an IP suffix stays a name */
-	{"*.example.com", "1.example.com", true},
+    /* exact */
+    {"github.com", "github.com", true},
+    {"github.com", "GITHUB.COM", true},
+    {"github.com", "github.com.", true},
+    {"github.com", "api.github.com", false},
+    {"github.com", "evilgithub.com", false},
+    {"github.com", "github.com.evil.com", false},
+    {"github.com", "github.co", false},
+    {"github.com", "ithub.com", false},
+    {"github.com", "xgithub.com", false},
+    {"api.github.com", "github.com", false},
+    /* one label */
+    {"*.github.com", "api.github.com", true},
+    {"*.github.com", "API.GitHub.com.", true},
+    {"*.github.com", "x.github.com", true},
+    {"*.github.com", "github.com", false}, /* apex excluded */
+    {"*.github.com", "a.b.github.com", false},
+    {"*.github.com", "evilgithub.com", false},
+    {"*.github.com", "api.evilgithub.com", false},
+    {"*.github.com", "apigithub.com", false},
+    {"*.github.com", "github.com.evil.com", false},
+    {"*.github.com", "api.github.com.evil.com", false},
+    {"*.github.com", "xgithub.com", false},
+    /* one or more labels */
+    {"**.github.com", "api.github.com", true},
+    {"**.github.com", "a.b.github.com", true},
+    {"**.github.com", "a.b.c.d.github.com", true},
+    {"**.github.com", "github.com", false}, /* apex excluded */
+    {"**.github.com", "evilgithub.com", false},
+    {"**.github.com", "a.evilgithub.com", false},
+    {"**.github.com", "github.com.evil.com", false},
+    {"**.github.com", "agithub.com", false},
+    {"**.co.uk", "example.co.uk", true},
+    {"**.co.uk", "co.uk", false},
+    /* names never match IP patterns and IPs never match names */
+    {"198.51.100.7", "198.51.100.7", true},
+    {"198.51.100.7", "198.51.100.8", false},
+    {"198.51.100.0/24", "198.51.100.255", true},
+    {"198.51.100.0/24", "198.51.101.0", false},
+    {"2001:db8::7", "[2001:db8::7]", true},
+    {"2001:db8::7", "[2001:db8::8]", false},
+    {"2001:db8::/32", "[2001:db8:1::1]", true},
+    {"198.51.100.7", "::ffff:198.51.100.7", false},
+    {"example.com", "1.2.3.4", false},
+    {"*.example.com", "1.2.3.4", false},
+    {"**.example.com", "[::1]", false},
+    {"1.2.3.4", "example.com", false},
+    {"0.0.0.0/0", "example.com", false},
+    /* a name that looks like an IP suffix stays a name */
+    {"*.example.com", "1.example.com", true},
 };
 
 static void
@@ -149,9 +151,9 @@ test_match_hosts(void)
 		enum hostname_err herr;
 
 		if (host_pattern_compile(matches[i].pattern,
-		    strlen(matches[i].pattern), &p, &herr) != MATCH_OK ||
+		        strlen(matches[i].pattern), &p, &herr) != MATCH_OK ||
 		    hostname_normalize(matches[i].host, strlen(matches[i].host),
-		    &h) != HOSTNAME_OK) {
+		        &h) != HOSTNAME_OK) {
 			tap_ok(false, "setup %s / %s", matches[i].pattern,
 			    matches[i].host);
 			continue;
@@ -170,10 +172,10 @@ test_match_hosts(void)
 static void
 test_match_sweep(void)
 {
-	static const char *const suffixes[] = {"example.com", "a.b.example.org",
-	    "x.co"};
-	static const char *const prefixes[] = {"", "a.", "b.a.", "c.b.a.",
-	    "xa.", "evil"};
+	static const char *const suffixes[] = {
+	    "example.com", "a.b.example.org", "x.co"};
+	static const char *const prefixes[] = {
+	    "", "a.", "b.a.", "c.b.a.", "xa.", "evil"};
 	size_t s, q;
 	int count = 0, bad = 0;
 
@@ -192,7 +194,8 @@ test_match_sweep(void)
 			for (c = prefixes[q]; *c; c++)
 				labels += *c == '.';
 			/* "evil" glues onto the first label: not under it */
-			if (prefixes[q][0] && prefixes[q][strlen(prefixes[q]) - 1] != '.')
+			if (prefixes[q][0] &&
+			    prefixes[q][strlen(prefixes[q]) - 1] != '.')
 				labels = -1;
 			for (k = 0; k < 3; k++) {
 				char pat[128];
@@ -202,9 +205,11 @@ test_match_sweep(void)
 
 				snprintf(pat, sizeof(pat), "%s%s", kinds[k],
 				    suffixes[s]);
-				host_pattern_compile(pat, strlen(pat), &p, &herr);
+				host_pattern_compile(
+				    pat, strlen(pat), &p, &herr);
 				want = k == 0 ? labels == 0 :
-				    k == 1 ? labels == 1 : labels >= 1;
+				    k == 1    ? labels == 1 :
+				                labels >= 1;
 				got = host_pattern_match(&p, &h);
 				count++;
 				if (got != want) {
@@ -226,32 +231,33 @@ struct port_case {
 };
 
 static const struct port_case ports[] = {
-	{"single equal", {{443, 443}}, 1, 443, true},
-	{"single below", {{443, 443}}, 1, 442, false},
-	{"single above", {{443, 443}}, 1, 444, false},
-	{"range low edge", {{8000, 8100}}, 1, 8000, true},
-	{"range high edge", {{8000, 8100}}, 1, 8100, true},
-	{"range below", {{8000, 8100}}, 1, 7999, false},
-	{"range above", {{8000, 8100}}, 1, 8101, false},
-	{"list second", {{80, 80}, {443, 443}}, 2, 443, true},
-	{"list none", {{80, 80}, {443, 443}}, 2, 8080, false},
-	{"full range 1", {{1, 65535}}, 1, 1, true},
-	{"full range 65535", {{1, 65535}}, 1, 65535, true},
-	{"mixed list", {{22, 22}, {8000, 8100}, {9000, 9001}}, 3, 9001, true},
-	{"mixed list gap", {{22, 22}, {8000, 8100}, {9000, 9001}}, 3, 8999, false},
-	{"empty list", {{0, 0}}, 0, 443, false},
+    {"single equal", {{443, 443}}, 1, 443, true},
+    {"single below", {{443, 443}}, 1, 442, false},
+    {"single above", {{443, 443}}, 1, 444, false},
+    {"range low edge", {{8000, 8100}}, 1, 8000, true},
+    {"range high edge", {{8000, 8100}}, 1, 8100, true},
+    {"range below", {{8000, 8100}}, 1, 7999, false},
+    {"range above", {{8000, 8100}}, 1, 8101, false},
+    {"list second", {{80, 80}, {443, 443}}, 2, 443, true},
+    {"list none", {{80, 80}, {443, 443}}, 2, 8080, false},
+    {"full range 1", {{1, 65535}}, 1, 1, true},
+    {"full range 65535", {{1, 65535}}, 1, 65535, true},
+    {"mixed list", {{22, 22}, {8000, 8100}, {9000, 9001}}, 3, 9001, true},
+    {"mixed list gap", {{22, 22}, {8000, 8100}, {9000, 9001}}, 3, 8999, false},
+    {"empty list", {{0, 0}}, 0, 443, false},
 };
 
 static void
 test_ports(void)
 {
 	size_t i;
-	struct port_range a[] = {{80, 90}}, b[] = {{90, 100}}, c[] = {{91, 100}};
+	struct port_range a[] = {{80, 90}}, b[] = {{90, 100}},
+	                  c[] = {{91, 100}};
 
 	for (i = 0; i < sizeof(ports) / sizeof(ports[0]); i++)
-		tap_ok(port_ranges_match(ports[i].r, ports[i].n, ports[i].port) ==
-		    ports[i].match, "ports: %s (%u)", ports[i].desc,
-		    ports[i].port);
+		tap_ok(port_ranges_match(ports[i].r, ports[i].n,
+		           ports[i].port) == ports[i].match,
+		    "ports: %s (%u)", ports[i].desc, ports[i].port);
 	tap_ok(port_ranges_overlap(a, 1, b, 1), "80-90 overlaps 90-100");
 	tap_ok(!port_ranges_overlap(a, 1, c, 1), "80-90 misses 91-100");
 }
@@ -263,30 +269,30 @@ struct glob_check_case {
 };
 
 static const struct glob_check_case glob_checks[] = {
-	{"/usr/bin/curl", GLOB_OK, false},
-	{"/usr/bin/python3.*", GLOB_OK, true},
-	{"/opt/**/bin/tool", GLOB_OK, true},
-	{"/home/**", GLOB_OK, true},
-	{"/**", GLOB_OK, true},
-	{"/usr/*/curl", GLOB_OK, true},
-	{"usr/bin/curl", GLOB_ERR_NOT_ABSOLUTE, false},
-	{"", GLOB_ERR_NOT_ABSOLUTE, false},
-	{"/", GLOB_ERR_EMPTY_SEGMENT, false},
-	{"/usr//bin", GLOB_ERR_EMPTY_SEGMENT, false},
-	{"/usr/bin/", GLOB_ERR_EMPTY_SEGMENT, false},
-	{"/usr/./bin", GLOB_ERR_DOT_SEGMENT, false},
-	{"/usr/../bin", GLOB_ERR_DOT_SEGMENT, false},
-	{"/usr/bin/cur?", GLOB_ERR_CHAR, false},
-	{"/usr/bin/[ab]", GLOB_ERR_CHAR, false},
-	{"/usr/bin/a\\b", GLOB_ERR_CHAR, false},
-	{"/usr/bin/a\tb", GLOB_ERR_CHAR, false},
-	{"/opt/**x/bin", GLOB_ERR_STARSTAR, true},
-	{"/opt/x**/bin", GLOB_ERR_STARSTAR, true},
-	{"/opt/***/bin", GLOB_ERR_STARSTAR, true},
-	{"/a/**/b/**/c/**/d/**", GLOB_OK, true},
-	{"/a/**/b/**/c/**/d/**/e/**", GLOB_ERR_TOO_COMPLEX, true},
-	{"/.hidden/tool", GLOB_OK, false},
-	{"/usr/bin/..x", GLOB_OK, false},
+    {"/usr/bin/curl", GLOB_OK, false},
+    {"/usr/bin/python3.*", GLOB_OK, true},
+    {"/opt/**/bin/tool", GLOB_OK, true},
+    {"/home/**", GLOB_OK, true},
+    {"/**", GLOB_OK, true},
+    {"/usr/*/curl", GLOB_OK, true},
+    {"usr/bin/curl", GLOB_ERR_NOT_ABSOLUTE, false},
+    {"", GLOB_ERR_NOT_ABSOLUTE, false},
+    {"/", GLOB_ERR_EMPTY_SEGMENT, false},
+    {"/usr//bin", GLOB_ERR_EMPTY_SEGMENT, false},
+    {"/usr/bin/", GLOB_ERR_EMPTY_SEGMENT, false},
+    {"/usr/./bin", GLOB_ERR_DOT_SEGMENT, false},
+    {"/usr/../bin", GLOB_ERR_DOT_SEGMENT, false},
+    {"/usr/bin/cur?", GLOB_ERR_CHAR, false},
+    {"/usr/bin/[ab]", GLOB_ERR_CHAR, false},
+    {"/usr/bin/a\\b", GLOB_ERR_CHAR, false},
+    {"/usr/bin/a\tb", GLOB_ERR_CHAR, false},
+    {"/opt/**x/bin", GLOB_ERR_STARSTAR, true},
+    {"/opt/x**/bin", GLOB_ERR_STARSTAR, true},
+    {"/opt/***/bin", GLOB_ERR_STARSTAR, true},
+    {"/a/**/b/**/c/**/d/**", GLOB_OK, true},
+    {"/a/**/b/**/c/**/d/**/e/**", GLOB_ERR_TOO_COMPLEX, true},
+    {"/.hidden/tool", GLOB_OK, false},
+    {"/usr/bin/..x", GLOB_OK, false},
 };
 
 struct glob_match_case {
@@ -295,38 +301,39 @@ struct glob_match_case {
 };
 
 static const struct glob_match_case glob_matches[] = {
-	{"/usr/bin/curl", "/usr/bin/curl", true},
-	{"/usr/bin/curl", "/usr/bin/curl2", false},
-	{"/usr/bin/curl", "/usr/bin/cur", false},
-	{"/usr/bin/curl", "/usr/local/bin/curl", false},
-	{"/usr/bin/python3.*", "/usr/bin/python3.11", true},
-	{"/usr/bin/python3.*", "/usr/bin/python3.", true},
-	{"/usr/bin/python3.*", "/usr/bin/python3", false},
-	{"/usr/bin/python3.*", "/usr/bin/python3.11/x", false},
-	{"/usr/*/curl", "/usr/bin/curl", true},
-	{"/usr/*/curl", "/usr/local/bin/curl", false}, /* * stays in one component */
-	{"/usr/*/curl", "/usr//curl", false},
-	{"/opt/**/tool", "/opt/tool", true}, /* ** can be zero components */
-	{"/opt/**/tool", "/opt/a/tool", true},
-	{"/opt/**/tool", "/opt/a/b/c/tool", true},
-	{"/opt/**/tool", "/opt/a/b/c/tool2", false},
-	{"/opt/**/tool", "/optx/tool", false},
-	{"/home/**", "/home/a", true},
-	{"/home/**", "/home/a/b/c", true},
-	{"/home/**", "/home", false},
-	{"/home/**", "/homes/a", false},
-	{"/**", "/usr/bin/curl", true},
-	{"/**", "/x", true},
-	{"/sandbox/**/bin/*", "/sandbox/.local/bin/uv", true},
-	{"/sandbox/**/bin/*", "/sandbox/bin/uv", true},
-	{"/sandbox/**/bin/*", "/sandbox/.local/lib/uv", false},
-	{"/a/*b*c/d", "/a/xbyc/d", true},
-	{"/a/*b*c/d", "/a/bc/d", true},
-	{"/a/*b*c/d", "/a/cb/d", false},
-	{"/a/**/b/**/c", "/a/x/b/y/z/c", true},
-	{"/a/**/b/**/c", "/a/b/c", true},
-	{"/a/**/b/**/c", "/a/c/b", false},
-	{"/usr/bin/curl", "usr/bin/curl", false},
+    {"/usr/bin/curl", "/usr/bin/curl", true},
+    {"/usr/bin/curl", "/usr/bin/curl2", false},
+    {"/usr/bin/curl", "/usr/bin/cur", false},
+    {"/usr/bin/curl", "/usr/local/bin/curl", false},
+    {"/usr/bin/python3.*", "/usr/bin/python3.11", true},
+    {"/usr/bin/python3.*", "/usr/bin/python3.", true},
+    {"/usr/bin/python3.*", "/usr/bin/python3", false},
+    {"/usr/bin/python3.*", "/usr/bin/python3.11/x", false},
+    {"/usr/*/curl", "/usr/bin/curl", true},
+    {"/usr/*/curl", "/usr/local/bin/curl",
+        false}, /* * stays in one component */
+    {"/usr/*/curl", "/usr//curl", false},
+    {"/opt/**/tool", "/opt/tool", true}, /* ** can be zero components */
+    {"/opt/**/tool", "/opt/a/tool", true},
+    {"/opt/**/tool", "/opt/a/b/c/tool", true},
+    {"/opt/**/tool", "/opt/a/b/c/tool2", false},
+    {"/opt/**/tool", "/optx/tool", false},
+    {"/home/**", "/home/a", true},
+    {"/home/**", "/home/a/b/c", true},
+    {"/home/**", "/home", false},
+    {"/home/**", "/homes/a", false},
+    {"/**", "/usr/bin/curl", true},
+    {"/**", "/x", true},
+    {"/sandbox/**/bin/*", "/sandbox/.local/bin/uv", true},
+    {"/sandbox/**/bin/*", "/sandbox/bin/uv", true},
+    {"/sandbox/**/bin/*", "/sandbox/.local/lib/uv", false},
+    {"/a/*b*c/d", "/a/xbyc/d", true},
+    {"/a/*b*c/d", "/a/bc/d", true},
+    {"/a/*b*c/d", "/a/cb/d", false},
+    {"/a/**/b/**/c", "/a/x/b/y/z/c", true},
+    {"/a/**/b/**/c", "/a/b/c", true},
+    {"/a/**/b/**/c", "/a/c/b", false},
+    {"/usr/bin/curl", "usr/bin/curl", false},
 };
 
 static void
@@ -345,7 +352,7 @@ test_globs(void)
 	}
 	for (i = 0; i < sizeof(glob_matches) / sizeof(glob_matches[0]); i++)
 		tap_ok(path_glob_match(glob_matches[i].pattern,
-		    glob_matches[i].path) == glob_matches[i].match,
+		           glob_matches[i].path) == glob_matches[i].match,
 		    "glob '%s' %s '%s'", glob_matches[i].pattern,
 		    glob_matches[i].match ? "matches" : "does not match",
 		    glob_matches[i].path);
@@ -357,18 +364,18 @@ struct overlap_case {
 };
 
 static const struct overlap_case overlaps[] = {
-	{"github.com", "github.com", true},
-	{"github.com", "api.github.com", false},
-	{"*.github.com", "api.github.com", true},
-	{"*.github.com", "github.com", false},
-	{"**.github.com", "a.b.github.com", true},
-	{"*.github.com", "**.github.com", true},
-	{"*.a.github.com", "**.github.com", true},
-	{"*.a.github.com", "*.github.com", false},
-	{"*.github.com", "*.gitlab.com", false},
-	{"10.0.0.0/8", "10.1.2.3", true},
-	{"10.0.0.0/8", "11.0.0.0/8", false},
-	{"10.0.0.0/8", "example.com", false},
+    {"github.com", "github.com", true},
+    {"github.com", "api.github.com", false},
+    {"*.github.com", "api.github.com", true},
+    {"*.github.com", "github.com", false},
+    {"**.github.com", "a.b.github.com", true},
+    {"*.github.com", "**.github.com", true},
+    {"*.a.github.com", "**.github.com", true},
+    {"*.a.github.com", "*.github.com", false},
+    {"*.github.com", "*.gitlab.com", false},
+    {"10.0.0.0/8", "10.1.2.3", true},
+    {"10.0.0.0/8", "11.0.0.0/8", false},
+    {"10.0.0.0/8", "example.com", false},
 };
 
 static void
@@ -380,12 +387,12 @@ test_overlap(void)
 		struct host_pattern a, b;
 		enum hostname_err herr;
 
-		host_pattern_compile(overlaps[i].a, strlen(overlaps[i].a), &a,
-		    &herr);
-		host_pattern_compile(overlaps[i].b, strlen(overlaps[i].b), &b,
-		    &herr);
+		host_pattern_compile(
+		    overlaps[i].a, strlen(overlaps[i].a), &a, &herr);
+		host_pattern_compile(
+		    overlaps[i].b, strlen(overlaps[i].b), &b, &herr);
 		tap_ok(host_pattern_overlap(&a, &b) == overlaps[i].overlap &&
-		    host_pattern_overlap(&b, &a) == overlaps[i].overlap,
+		        host_pattern_overlap(&b, &a) == overlaps[i].overlap,
 		    "'%s' and '%s' %s", overlaps[i].a, overlaps[i].b,
 		    overlaps[i].overlap ? "overlap" : "are disjoint");
 	}

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "log.h"
+#include "reason.h"
 
 extern const unsigned char default_policy_yaml[];
 extern const size_t default_policy_yaml_len;
@@ -32,6 +33,7 @@ usage(FILE *f)
 	    "                        root file system)\n"
 	    "      --json            with -t: print one JSON object\n"
 	    "      --dump-default    print the built-in default policy and exit\n"
+	    "      --list-reasons    print every decision reason code and exit\n"
 	    "  -h, --help            this text\n"
 	    "  -V, --version         print the version\n");
 }
@@ -39,13 +41,14 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_ROOT = 256, OPT_JSON, OPT_DUMP_DEFAULT };
+	enum { OPT_ROOT = 256, OPT_JSON, OPT_DUMP_DEFAULT, OPT_LIST_REASONS };
 	static const struct option longopts[] = {
 	    {"policy", required_argument, NULL, 'p'},
 	    {"test", no_argument, NULL, 't'},
 	    {"root", required_argument, NULL, OPT_ROOT},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"dump-default", no_argument, NULL, OPT_DUMP_DEFAULT},
+	    {"list-reasons", no_argument, NULL, OPT_LIST_REASONS},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -72,6 +75,14 @@ main(int argc, char **argv)
 		case OPT_DUMP_DEFAULT:
 			fwrite(default_policy_yaml, 1, default_policy_yaml_len,
 			    stdout);
+			return 0;
+		case OPT_LIST_REASONS:
+			for (ch = 0; ch < REASON__COUNT; ch++)
+				printf("%-24s %-4s %s\n",
+				    reason_code((enum reason)ch),
+				    reason_severity_name(
+					reason_severity((enum reason)ch)),
+				    reason_text((enum reason)ch));
 			return 0;
 		case 'h':
 			usage(stdout);

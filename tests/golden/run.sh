@@ -58,5 +58,15 @@ for f in $here/cases/*.yaml policies/examples/*.yaml policies/default.yaml; do
 		fi
 	fi
 done
+# The reason-code table in docs/policy.md lists every code the binary knows.
+missing=""
+for code in $("$egressd" --list-reasons | awk '{print $1}'); do
+	grep -q "^| \`$code\` |" docs/policy.md || missing="$missing $code"
+done
+if [ -z "$missing" ]; then
+	ok "docs/policy.md documents every reason code"
+else
+	notok "docs/policy.md lacks reason codes:$missing"
+fi
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -81,7 +81,7 @@ main(int argc, char **argv)
 				printf("%-24s %-4s %s\n",
 				    reason_code((enum reason)ch),
 				    reason_severity_name(
-					reason_severity((enum reason)ch)),
+				        reason_severity((enum reason)ch)),
 				    reason_text((enum reason)ch));
 			return 0;
 		case 'h':

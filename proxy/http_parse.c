@@ -517,6 +517,10 @@ parse_target(const uint8_t *buf, struct http_request *req, size_t *err_off)
 	    &req->host_err, &rel);
 	if (r != HTTP_OK)
 		return fail(err_off, off + rel, r);
+	/* "http://a?q" would need a "/" that is not in the buffer to become
+	 * origin-form; clients send "http://a/?q", so it is refused. */
+	if (alen < n && t[alen] == '?')
+		return fail(err_off, off + alen, HTTP_ERR_BAD_TARGET);
 	req->path = span_make(off + alen, n - alen);
 	c = cursor_make(t + alen, n - alen);
 	return check_path_query(&c, buf, err_off);
@@ -1152,7 +1156,7 @@ is_qdtext(int c)
 static enum http_result
 chunk_ext_byte(struct http_chunked *st, uint8_t ch)
 {
-	if (++st->count > HTTP_CHUNK_EXT_MAX_LEN)
+	if (ch != '\r' && ++st->count > HTTP_CHUNK_EXT_MAX_LEN)
 		return HTTP_ERR_CHUNK_EXT_TOO_LONG;
 	if (ch == '\n')
 		return HTTP_ERR_BARE_LF;

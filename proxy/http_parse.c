@@ -169,11 +169,11 @@ scan_ctl_error(const struct http_head_scan *st)
 			return HTTP_ERR_BAD_STATUS_LINE;
 		if (st->spaces == 0)
 			return HTTP_ERR_BAD_METHOD;
-		return st->spaces == 1 ? HTTP_ERR_BAD_TARGET :
-					 HTTP_ERR_BAD_VERSION;
+		return st->spaces == 1 ? HTTP_ERR_BAD_TARGET
+		                       : HTTP_ERR_BAD_VERSION;
 	}
-	return st->in_value ? HTTP_ERR_BAD_HEADER_VALUE :
-			      HTTP_ERR_BAD_HEADER_NAME;
+	return st->in_value ? HTTP_ERR_BAD_HEADER_VALUE
+	                    : HTTP_ERR_BAD_HEADER_NAME;
 }
 
 static enum http_result
@@ -212,8 +212,8 @@ scan_bytes(struct http_head_scan *st, const uint8_t *buf, size_t len,
 		}
 		if (ch == '\r') {
 			if (st->line_start && st->start_line)
-				return scan_stop(st,
-				    HTTP_ERR_LEADING_EMPTY_LINE, at);
+				return scan_stop(
+				    st, HTTP_ERR_LEADING_EMPTY_LINE, at);
 			st->cr = true;
 			st->cr_empty = st->line_start;
 			continue;
@@ -357,7 +357,7 @@ static bool
 hostname_same(const struct hostname *a, const struct hostname *b)
 {
 	return a->kind == b->kind && a->len == b->len &&
-	    memcmp(a->name, b->name, a->len) == 0;
+	       memcmp(a->name, b->name, a->len) == 0;
 }
 
 /*
@@ -365,15 +365,15 @@ hostname_same(const struct hostname *a, const struct hostname *b)
  */
 
 static const char *const method_names[] = {
-	[HTTP_METHOD_GET] = "GET",
-	[HTTP_METHOD_HEAD] = "HEAD",
-	[HTTP_METHOD_POST] = "POST",
-	[HTTP_METHOD_PUT] = "PUT",
-	[HTTP_METHOD_PATCH] = "PATCH",
-	[HTTP_METHOD_DELETE] = "DELETE",
-	[HTTP_METHOD_OPTIONS] = "OPTIONS",
-	[HTTP_METHOD_TRACE] = "TRACE",
-	[HTTP_METHOD_CONNECT] = "CONNECT",
+    [HTTP_METHOD_GET] = "GET",
+    [HTTP_METHOD_HEAD] = "HEAD",
+    [HTTP_METHOD_POST] = "POST",
+    [HTTP_METHOD_PUT] = "PUT",
+    [HTTP_METHOD_PATCH] = "PATCH",
+    [HTTP_METHOD_DELETE] = "DELETE",
+    [HTTP_METHOD_OPTIONS] = "OPTIONS",
+    [HTTP_METHOD_TRACE] = "TRACE",
+    [HTTP_METHOD_CONNECT] = "CONNECT",
 };
 
 const char *
@@ -475,8 +475,8 @@ parse_target(const uint8_t *buf, struct http_request *req, size_t *err_off)
 
 		req->form = HTTP_TARGET_AUTHORITY;
 		if (at)
-			return fail(err_off, off + (size_t)(at - t),
-			    HTTP_ERR_USERINFO);
+			return fail(
+			    err_off, off + (size_t)(at - t), HTTP_ERR_USERINFO);
 		for (rel = 0; rel < n; rel++)
 			if (t[rel] == '/' || t[rel] == '?' || t[rel] == '#' ||
 			    t[rel] == '*')
@@ -496,7 +496,8 @@ parse_target(const uint8_t *buf, struct http_request *req, size_t *err_off)
 		if (n != 1)
 			return fail(err_off, off + 1, HTTP_ERR_BAD_TARGET);
 		if (req->method != HTTP_METHOD_OPTIONS)
-			return fail(err_off, off, HTTP_ERR_ASTERISK_NOT_OPTIONS);
+			return fail(
+			    err_off, off, HTTP_ERR_ASTERISK_NOT_OPTIONS);
 		req->form = HTTP_TARGET_ASTERISK;
 		return HTTP_OK;
 	}
@@ -513,8 +514,8 @@ parse_target(const uint8_t *buf, struct http_request *req, size_t *err_off)
 	for (alen = 0; alen < n; alen++)
 		if (t[alen] == '/' || t[alen] == '?' || t[alen] == '#')
 			break;
-	r = authority_parse(t, alen, false, 80, &req->host, &req->port,
-	    &req->host_err, &rel);
+	r = authority_parse(
+	    t, alen, false, 80, &req->host, &req->port, &req->host_err, &rel);
 	if (r != HTTP_OK)
 		return fail(err_off, off + rel, r);
 	/* "http://a?q" would need a "/" that is not in the buffer to become
@@ -542,8 +543,8 @@ parse_request_line(const uint8_t *buf, struct cursor *line,
 	if (req->method_span.len == 0)
 		return fail(err_off, start, HTTP_ERR_BAD_METHOD);
 	if (ch == '\t')
-		return fail(err_off, pos(line, buf),
-		    HTTP_ERR_REQUEST_LINE_WHITESPACE);
+		return fail(
+		    err_off, pos(line, buf), HTTP_ERR_REQUEST_LINE_WHITESPACE);
 	if (ch == -1)
 		return fail(err_off, pos(line, buf), HTTP_ERR_BAD_REQUEST_LINE);
 	if (ch != ' ' || req->method_span.len > HTTP_MAX_METHOD_LEN)
@@ -551,8 +552,8 @@ parse_request_line(const uint8_t *buf, struct cursor *line,
 	m = buf + start;
 	for (i = 0; i < req->method_span.len; i++)
 		if (m[i] >= 'a' && m[i] <= 'z')
-			return fail(err_off, start + i,
-			    HTTP_ERR_LOWERCASE_METHOD);
+			return fail(
+			    err_off, start + i, HTTP_ERR_LOWERCASE_METHOD);
 	req->method = method_lookup(m, req->method_span.len);
 	(void)cursor_skip(line, 1);
 
@@ -567,8 +568,8 @@ parse_request_line(const uint8_t *buf, struct cursor *line,
 	req->target = span_make(start, pos(line, buf) - start);
 	if (req->target.len == 0)
 		return fail(err_off, start,
-		    ch == ' ' ? HTTP_ERR_REQUEST_LINE_WHITESPACE :
-				HTTP_ERR_BAD_REQUEST_LINE);
+		    ch == ' ' ? HTTP_ERR_REQUEST_LINE_WHITESPACE
+		              : HTTP_ERR_BAD_REQUEST_LINE);
 	if (ch == -1)
 		return fail(err_off, pos(line, buf), HTTP_ERR_BAD_REQUEST_LINE);
 	if (req->target.len > HTTP_MAX_TARGET_LEN)
@@ -612,8 +613,8 @@ take_line(struct cursor *c, struct cursor *line)
 
 /* RFC 9112 §5: field-name ":" OWS field-value OWS. */
 static enum http_result
-parse_field_line(const uint8_t *buf, struct cursor *line,
-    struct http_header *h, size_t *err_off)
+parse_field_line(const uint8_t *buf, struct cursor *line, struct http_header *h,
+    size_t *err_off)
 {
 	size_t start = pos(line, buf), vstart, vend;
 	int ch;
@@ -626,8 +627,8 @@ parse_field_line(const uint8_t *buf, struct cursor *line,
 	h->name = span_make(start, pos(line, buf) - start);
 	ch = peek(line);
 	if (h->name.len > 0 && is_ows(ch))
-		return fail(err_off, pos(line, buf),
-		    HTTP_ERR_HEADER_NAME_WHITESPACE);
+		return fail(
+		    err_off, pos(line, buf), HTTP_ERR_HEADER_NAME_WHITESPACE);
 	if (h->name.len == 0 || ch != ':')
 		return fail(err_off, pos(line, buf), HTTP_ERR_BAD_HEADER_NAME);
 	(void)cursor_skip(line, 1);
@@ -636,8 +637,8 @@ parse_field_line(const uint8_t *buf, struct cursor *line,
 	vstart = vend = pos(line, buf);
 	while ((ch = peek(line)) != -1) {
 		if (!is_field_char(ch))
-			return fail(err_off, pos(line, buf),
-			    HTTP_ERR_BAD_HEADER_VALUE);
+			return fail(
+			    err_off, pos(line, buf), HTTP_ERR_BAD_HEADER_VALUE);
 		(void)cursor_skip(line, 1);
 		if (!is_ows(ch))
 			vend = pos(line, buf);
@@ -753,8 +754,8 @@ parse_connection(const uint8_t *buf, const struct http_header *h,
 		if (mem_eq_ci(p, e.len, "content-length") ||
 		    mem_eq_ci(p, e.len, "transfer-encoding") ||
 		    mem_eq_ci(p, e.len, "host"))
-			return fail(err_off, e.off,
-			    HTTP_ERR_CONNECTION_NAMES_FRAMING);
+			return fail(
+			    err_off, e.off, HTTP_ERR_CONNECTION_NAMES_FRAMING);
 		f->opts[f->nopts++] = e;
 		if (mem_eq_ci(p, e.len, "close"))
 			f->close = true;
@@ -797,8 +798,8 @@ parse_fields(const uint8_t *buf, struct cursor *c, bool request,
 				return fail(err_off, start,
 				    HTTP_ERR_DUPLICATE_CONTENT_LENGTH);
 			f->cl = h;
-			r = parse_content_length(buf, h, &f->content_length,
-			    err_off);
+			r = parse_content_length(
+			    buf, h, &f->content_length, err_off);
 		} else if (span_eq_ci(buf, h->name, "transfer-encoding")) {
 			if (f->te)
 				return fail(err_off, start,
@@ -812,8 +813,8 @@ parse_fields(const uint8_t *buf, struct cursor *c, bool request,
 			r = parse_connection(buf, h, f, err_off);
 		} else if (request && span_eq_ci(buf, h->name, "host")) {
 			if (f->host)
-				return fail(err_off, start,
-				    HTTP_ERR_DUPLICATE_HOST);
+				return fail(
+				    err_off, start, HTTP_ERR_DUPLICATE_HOST);
 			f->host = h;
 		} else if (request && span_eq_ci(buf, h->name, "expect")) {
 			/* RFC 9110 §10.1.1: 417 for any other expectation. */
@@ -827,8 +828,8 @@ parse_fields(const uint8_t *buf, struct cursor *c, bool request,
 			bool any = false;
 
 			if (f->upgrade)
-				return fail(err_off, start,
-				    HTTP_ERR_BAD_UPGRADE);
+				return fail(
+				    err_off, start, HTTP_ERR_BAD_UPGRADE);
 			f->upgrade = h;
 			while (list_next(buf, &v, &e)) {
 				if (!is_protocol(buf + e.off, e.len))
@@ -934,8 +935,8 @@ http_parse_request(const uint8_t *buf, size_t len, size_t max_head_len,
 		return fail(err_off, 0, HTTP_ERR_BAD_REQUEST_LINE);
 	if ((r = parse_request_line(buf, &line, req, err_off)) != HTTP_OK)
 		return r;
-	r = parse_fields(buf, &c, true, req->headers, &req->nheaders, &f,
-	    err_off);
+	r = parse_fields(
+	    buf, &c, true, req->headers, &req->nheaders, &f, err_off);
 	if (r != HTTP_OK)
 		return r;
 	if ((r = check_framing(&f, req->version, err_off)) != HTTP_OK)
@@ -966,15 +967,15 @@ http_parse_request(const uint8_t *buf, size_t len, size_t max_head_len,
 	 * RFC 9110 §9.3.6 example itself omits it).
 	 */
 	if (req->has_host && (req->form == HTTP_TARGET_ABSOLUTE ||
-	    req->form == HTTP_TARGET_AUTHORITY)) {
+	                         req->form == HTTP_TARGET_AUTHORITY)) {
 		uint16_t hp = req->host_hdr_port;
 
 		if (hp == 0)
 			hp = req->form == HTTP_TARGET_ABSOLUTE ? 80 : req->port;
 		if (!hostname_same(&req->host, &req->host_hdr) ||
 		    hp != req->port)
-			return fail(err_off, f.host->value.off,
-			    HTTP_ERR_HOST_MISMATCH);
+			return fail(
+			    err_off, f.host->value.off, HTTP_ERR_HOST_MISMATCH);
 	}
 
 	if (req->method == HTTP_METHOD_CONNECT) {
@@ -1026,8 +1027,8 @@ parse_status_line(const uint8_t *buf, struct cursor *line,
 	if (!cursor_u8(line, &sp) || sp != ' ' || !cursor_bytes(line, 3, &d) ||
 	    !is_digit(d[0]) || !is_digit(d[1]) || !is_digit(d[2]))
 		return fail(err_off, start + 8, HTTP_ERR_BAD_STATUS_LINE);
-	resp->status = (unsigned)((d[0] - '0') * 100 + (d[1] - '0') * 10 +
-	    (d[2] - '0'));
+	resp->status =
+	    (unsigned)((d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0'));
 	if (resp->status < 100 || resp->status > 599)
 		return fail(err_off, start + 9, HTTP_ERR_BAD_STATUS_LINE);
 	resp->reason = span_make(pos(line, buf), 0);
@@ -1038,8 +1039,8 @@ parse_status_line(const uint8_t *buf, struct cursor *line,
 	resp->reason.off = pos(line, buf);
 	while ((ch = peek(line)) != -1) {
 		if (!is_field_char(ch))
-			return fail(err_off, pos(line, buf),
-			    HTTP_ERR_BAD_STATUS_LINE);
+			return fail(
+			    err_off, pos(line, buf), HTTP_ERR_BAD_STATUS_LINE);
 		(void)cursor_skip(line, 1);
 	}
 	resp->reason.len = pos(line, buf) - resp->reason.off;
@@ -1071,8 +1072,8 @@ http_parse_response(const uint8_t *buf, size_t len, size_t max_head_len,
 		return fail(err_off, 0, HTTP_ERR_BAD_STATUS_LINE);
 	if ((r = parse_status_line(buf, &line, resp, err_off)) != HTTP_OK)
 		return r;
-	r = parse_fields(buf, &c, false, resp->headers, &resp->nheaders, &f,
-	    err_off);
+	r = parse_fields(
+	    buf, &c, false, resp->headers, &resp->nheaders, &f, err_off);
 	if (r != HTTP_OK)
 		return r;
 	if ((r = check_framing(&f, resp->version, err_off)) != HTTP_OK)
@@ -1086,7 +1087,7 @@ http_parse_response(const uint8_t *buf, size_t len, size_t max_head_len,
 		resp->framing = HTTP_FRAMING_SWITCH;
 		resp->keep_alive = false;
 	} else if (request_method == HTTP_METHOD_HEAD || s < 200 || s == 204 ||
-	    s == 304) {
+	           s == 304) {
 		resp->framing = HTTP_FRAMING_NONE;
 	} else if (request_method == HTTP_METHOD_CONNECT && s < 300) {
 		resp->framing = HTTP_FRAMING_TUNNEL;
@@ -1113,26 +1114,26 @@ http_parse_response(const uint8_t *buf, size_t len, size_t max_head_len,
  *   TRAILER: field lines like a head, then CRLF -> DONE.
  */
 enum {
-	CH_SIZE0,	/* first hex digit */
-	CH_SIZE,	/* more digits, ext, or CR */
-	CH_EXT_BWS,	/* BWS, then ';' */
-	CH_EXT_NAME0,	/* BWS, then a token */
-	CH_EXT_NAME,	/* token, then '=', ';', BWS or CR */
-	CH_EXT_EQ,	/* BWS, then '=' or ';' */
-	CH_EXT_VAL0,	/* BWS, then a token or a quoted-string */
-	CH_EXT_VAL,	/* token, then ';', BWS or CR */
-	CH_EXT_QUOTED,	/* inside a quoted-string */
-	CH_EXT_ESC,	/* after a backslash inside it */
-	CH_EXT_QEND,	/* after the closing quote: ';', BWS or CR */
-	CH_SIZE_LF,	/* LF ending the size line */
-	CH_DATA,	/* chunk data */
-	CH_DATA_CR,	/* CR after the data */
-	CH_DATA_LF,	/* LF after the data */
-	CH_TRAILER,	/* start of a trailer line, or the final CRLF */
-	CH_TR_NAME,	/* field name */
-	CH_TR_VALUE,	/* field value */
-	CH_TR_LF,	/* LF ending a trailer line */
-	CH_FINAL_LF,	/* LF ending the message */
+	CH_SIZE0,      /* first hex digit */
+	CH_SIZE,       /* more digits, ext, or CR */
+	CH_EXT_BWS,    /* BWS, then ';' */
+	CH_EXT_NAME0,  /* BWS, then a token */
+	CH_EXT_NAME,   /* token, then '=', ';', BWS or CR */
+	CH_EXT_EQ,     /* BWS, then '=' or ';' */
+	CH_EXT_VAL0,   /* BWS, then a token or a quoted-string */
+	CH_EXT_VAL,    /* token, then ';', BWS or CR */
+	CH_EXT_QUOTED, /* inside a quoted-string */
+	CH_EXT_ESC,    /* after a backslash inside it */
+	CH_EXT_QEND,   /* after the closing quote: ';', BWS or CR */
+	CH_SIZE_LF,    /* LF ending the size line */
+	CH_DATA,       /* chunk data */
+	CH_DATA_CR,    /* CR after the data */
+	CH_DATA_LF,    /* LF after the data */
+	CH_TRAILER,    /* start of a trailer line, or the final CRLF */
+	CH_TR_NAME,    /* field name */
+	CH_TR_VALUE,   /* field value */
+	CH_TR_LF,      /* LF ending a trailer line */
+	CH_FINAL_LF,   /* LF ending the message */
 	CH_DONE,
 	CH_FAILED,
 };
@@ -1149,7 +1150,7 @@ static bool
 is_qdtext(int c)
 {
 	return c == '\t' || c == ' ' || c == 0x21 || (c >= 0x23 && c <= 0x5b) ||
-	    (c >= 0x5d && c <= 0x7e) || c >= 0x80;
+	       (c >= 0x5d && c <= 0x7e) || c >= 0x80;
 }
 
 /* One byte of the size line after the digits; returns an error or OK. */
@@ -1174,8 +1175,8 @@ chunk_ext_byte(struct http_chunked *st, uint8_t ch)
 			return HTTP_OK;
 		}
 		if (is_ows(ch)) {
-			st->state = st->state == CH_EXT_NAME ? CH_EXT_EQ :
-							       CH_EXT_BWS;
+			st->state =
+			    st->state == CH_EXT_NAME ? CH_EXT_EQ : CH_EXT_BWS;
 			return HTTP_OK;
 		}
 		if (st->state == CH_EXT_NAME && ch == '=') {
@@ -1297,8 +1298,8 @@ chunk_byte(struct http_chunked *st, uint8_t ch)
 	case CH_SIZE0:
 		/* No sign, no "0x", no leading whitespace. */
 		if (!is_hex(ch))
-			return ch == '\n' ? HTTP_ERR_BARE_LF :
-					    HTTP_ERR_BAD_CHUNK_SIZE;
+			return ch == '\n' ? HTTP_ERR_BARE_LF
+			                  : HTTP_ERR_BAD_CHUNK_SIZE;
 		st->left = (uint64_t)hex_val(ch);
 		st->digits = 1;
 		st->count = 0;
@@ -1344,8 +1345,8 @@ chunk_byte(struct http_chunked *st, uint8_t ch)
 }
 
 enum http_result
-http_chunked_feed(struct http_chunked *st, const uint8_t *p, size_t len,
-    size_t *consumed)
+http_chunked_feed(
+    struct http_chunked *st, const uint8_t *p, size_t len, size_t *consumed)
 {
 	struct cursor c = cursor_make(p, len);
 	enum http_result r;
@@ -1389,8 +1390,8 @@ http_chunked_feed(struct http_chunked *st, const uint8_t *p, size_t len,
  */
 
 const char *
-http_request_path(const struct http_request *req, const uint8_t *buf,
-    size_t *len)
+http_request_path(
+    const struct http_request *req, const uint8_t *buf, size_t *len)
 {
 	switch (req->form) {
 	case HTTP_TARGET_ORIGIN:
@@ -1430,8 +1431,8 @@ add_span(struct strbuf *out, const uint8_t *buf, struct http_span sp)
 }
 
 bool
-http_request_write_origin(const struct http_request *req, const uint8_t *buf,
-    struct strbuf *out)
+http_request_write_origin(
+    const struct http_request *req, const uint8_t *buf, struct strbuf *out)
 {
 	const char *path;
 	size_t i, plen;
@@ -1473,8 +1474,8 @@ http_request_write_origin(const struct http_request *req, const uint8_t *buf,
 		add_span(out, buf, h->value);
 		strbuf_puts(out, "\r\n");
 	}
-	strbuf_puts(out, req->keep_alive ? "Connection: keep-alive\r\n" :
-					   "Connection: close\r\n");
+	strbuf_puts(out, req->keep_alive ? "Connection: keep-alive\r\n"
+	                                 : "Connection: close\r\n");
 	strbuf_puts(out, "\r\n");
 	return !out->truncated;
 }

@@ -17,17 +17,17 @@
 
 struct strbuf;
 
-#define HTTP_MAX_HEADERS	    100	 /* header (and trailer) fields */
-#define HTTP_MAX_TARGET_LEN	    8192 /* request-target bytes */
-#define HTTP_MAX_METHOD_LEN	    32
+#define HTTP_MAX_HEADERS            100  /* header (and trailer) fields */
+#define HTTP_MAX_TARGET_LEN         8192 /* request-target bytes */
+#define HTTP_MAX_METHOD_LEN         32
 #define HTTP_MAX_CONNECTION_OPTIONS 16 /* over all Connection headers */
-#define HTTP_CONTENT_LENGTH_MAX	    (UINT64_C(1) << 53)
+#define HTTP_CONTENT_LENGTH_MAX     (UINT64_C(1) << 53)
 #define HTTP_CHUNK_SIZE_MAX_DIGITS  16
-#define HTTP_CHUNK_EXT_MAX_LEN	    1024 /* per chunk-size line */
-#define HTTP_TRAILER_MAX_LEN	    8192 /* whole trailer section */
+#define HTTP_CHUNK_EXT_MAX_LEN      1024 /* per chunk-size line */
+#define HTTP_TRAILER_MAX_LEN        8192 /* whole trailer section */
 
 enum http_result {
-	HTTP_OK,	/* complete (for http_chunked_feed: message done) */
+	HTTP_OK,        /* complete (for http_chunked_feed: message done) */
 	HTTP_NEED_MORE, /* valid so far, incomplete */
 	/* Framing of the head itself. */
 	HTTP_ERR_HEAD_TOO_LARGE,
@@ -110,12 +110,12 @@ enum http_version { HTTP_VERSION_1_0, HTTP_VERSION_1_1 };
 
 /* How the message body is delimited (RFC 9112 §6.3). */
 enum http_framing {
-	HTTP_FRAMING_NONE,	     /* no body */
+	HTTP_FRAMING_NONE,           /* no body */
 	HTTP_FRAMING_CONTENT_LENGTH, /* content_length bytes */
-	HTTP_FRAMING_CHUNKED,	     /* run http_chunked_feed over it */
-	HTTP_FRAMING_CLOSE,	     /* response only: until the server closes */
-	HTTP_FRAMING_TUNNEL,	     /* 2xx to CONNECT: raw bytes both ways */
-	HTTP_FRAMING_SWITCH,	     /* 101: the Upgrade protocol follows */
+	HTTP_FRAMING_CHUNKED,        /* run http_chunked_feed over it */
+	HTTP_FRAMING_CLOSE,  /* response only: until the server closes */
+	HTTP_FRAMING_TUNNEL, /* 2xx to CONNECT: raw bytes both ways */
+	HTTP_FRAMING_SWITCH, /* 101: the Upgrade protocol follows */
 };
 
 /* Bytes [off, off + len) of the caller's buffer. */
@@ -124,7 +124,7 @@ struct http_span {
 };
 
 struct http_header {
-	struct http_span name;	/* a token, case as received */
+	struct http_span name;  /* a token, case as received */
 	struct http_span value; /* OWS trimmed; may be empty */
 	/* RFC 9110 §7.6.1: Connection, every field it lists, Keep-Alive,
 	 * Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade. */
@@ -155,7 +155,7 @@ struct http_request {
 	uint64_t content_length;
 	bool keep_alive;
 	bool expect_continue; /* HTTP/1.1 "Expect: 100-continue" */
-	bool upgrade;	      /* Upgrade listed in Connection, HTTP/1.1 */
+	bool upgrade;         /* Upgrade listed in Connection, HTTP/1.1 */
 	struct http_span upgrade_proto; /* first protocol, e.g. websocket */
 	/* Why the host was refused when the result is HTTP_ERR_BAD_HOST. */
 	enum hostname_err host_err;
@@ -186,12 +186,12 @@ struct http_response {
 enum http_head_kind { HTTP_HEAD_REQUEST, HTTP_HEAD_RESPONSE };
 
 struct http_head_scan {
-	size_t off;	/* bytes of the buffer already examined */
+	size_t off;     /* bytes of the buffer already examined */
 	size_t scanned; /* bytes examined over all calls: a cost meter */
 	enum http_result result; /* sticky once not NEED_MORE */
-	size_t end;		 /* head_len or error offset, once known */
-	unsigned char kind;	 /* enum http_head_kind */
-	unsigned char spaces;	 /* SPs seen on the start line, up to 2 */
+	size_t end;              /* head_len or error offset, once known */
+	unsigned char kind;      /* enum http_head_kind */
+	unsigned char spaces;    /* SPs seen on the start line, up to 2 */
 	bool start_line, line_start, in_value, cr, cr_empty;
 };
 
@@ -257,8 +257,8 @@ enum http_result http_parse_authority(const char *s, size_t len,
  * most HTTP_TRAILER_MAX_LEN bytes and HTTP_MAX_HEADERS fields.
  */
 struct http_chunked {
-	uint64_t left;	 /* data bytes left in the chunk, or its size */
-	uint32_t count;	 /* extension or trailer bytes */
+	uint64_t left;   /* data bytes left in the chunk, or its size */
+	uint32_t count;  /* extension or trailer bytes */
 	uint16_t fields; /* trailer fields */
 	uint8_t state;
 	uint8_t digits;
@@ -274,8 +274,8 @@ void http_chunked_init(struct http_chunked *st);
  * is the offset of the offending byte. Done and failed states are sticky
  * (later calls consume nothing and return the same result).
  */
-enum http_result http_chunked_feed(struct http_chunked *st, const uint8_t *p,
-    size_t len, size_t *consumed);
+enum http_result http_chunked_feed(
+    struct http_chunked *st, const uint8_t *p, size_t len, size_t *consumed);
 
 /*
  * The path to send upstream in origin-form: the target for ORIGIN, what
@@ -283,8 +283,8 @@ enum http_result http_chunked_feed(struct http_chunked *st, const uint8_t *p,
  * with neither path nor query, RFC 9112 §3.2.4), "*" for ASTERISK, NULL for
  * AUTHORITY. Points into buf or at a static string.
  */
-const char *http_request_path(const struct http_request *req,
-    const uint8_t *buf, size_t *len);
+const char *http_request_path(
+    const struct http_request *req, const uint8_t *buf, size_t *len);
 
 /* The header named name (case-insensitive), the first one, or NULL. */
 const struct http_header *http_find_header(const struct http_header *headers,
@@ -299,8 +299,8 @@ const struct http_header *http_find_header(const struct http_header *headers,
  * when the head has no Host to send (CONNECT, or HTTP/1.0 origin-form
  * without Host) or out's cap truncated it. Does not log.
  */
-bool http_request_write_origin(const struct http_request *req,
-    const uint8_t *buf, struct strbuf *out);
+bool http_request_write_origin(
+    const struct http_request *req, const uint8_t *buf, struct strbuf *out);
 
 /* A precise English description of r, for the 4xx body and the log. */
 const char *http_strerror(enum http_result r);

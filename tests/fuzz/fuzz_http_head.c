@@ -17,13 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_MAX_HEAD 16384
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n",       \
-			    __FILE__, __LINE__, #cond);                        \
-			abort();                                               \
-		}                                                              \
+#define CHECK(cond) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
+			    __FILE__, __LINE__, #cond); \
+			abort(); \
+		} \
 	} while (0)
 
 static bool
@@ -79,20 +79,21 @@ check_rewrite(const struct http_request *q, const uint8_t *buf)
 	strbuf_init(&sb, 0);
 	if (!http_request_write_origin(q, buf, &sb)) {
 		CHECK(q->form == HTTP_TARGET_AUTHORITY ||
-		    (q->form != HTTP_TARGET_ABSOLUTE && !q->has_host));
+		      (q->form != HTTP_TARGET_ABSOLUTE && !q->has_host));
 		strbuf_free(&sb);
 		return;
 	}
-	r = http_parse_request((const uint8_t *)sb.s, sb.len, 4 * FUZZ_MAX_HEAD,
-	    &o, &eoff);
+	r = http_parse_request(
+	    (const uint8_t *)sb.s, sb.len, 4 * FUZZ_MAX_HEAD, &o, &eoff);
 	/* Host and Connection are added: a full head may overflow. */
-	if (r == HTTP_ERR_TOO_MANY_HEADERS && q->nheaders >= HTTP_MAX_HEADERS - 2) {
+	if (r == HTTP_ERR_TOO_MANY_HEADERS &&
+	    q->nheaders >= HTTP_MAX_HEADERS - 2) {
 		strbuf_free(&sb);
 		return;
 	}
 	if (r != HTTP_OK)
-		fprintf(stderr, "rewrite: %s at %zu in:\n%s\n", http_strerror(r),
-		    eoff, sb.s);
+		fprintf(stderr, "rewrite: %s at %zu in:\n%s\n",
+		    http_strerror(r), eoff, sb.s);
 	CHECK(r == HTTP_OK);
 	CHECK(o.head_len == sb.len);
 	CHECK(o.form == HTTP_TARGET_ORIGIN || o.form == HTTP_TARGET_ASTERISK);
@@ -145,8 +146,8 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	CHECK(memcmp(buf + q.head_len - 4, "\r\n\r\n", 4) == 0);
 	CHECK(memchr(buf, '\n', q.head_len) != NULL);
 	r2 = http_parse_request(buf, q.head_len - 1, max, &q2, &eoff2);
-	CHECK(r2 == HTTP_NEED_MORE || (q.head_len - 1 >= max &&
-	    r2 == HTTP_ERR_HEAD_TOO_LARGE));
+	CHECK(r2 == HTTP_NEED_MORE ||
+	      (q.head_len - 1 >= max && r2 == HTTP_ERR_HEAD_TOO_LARGE));
 	CHECK(span_in(q.method_span, q.head_len) && q.method_span.off == 0);
 	CHECK(q.method_span.len <= HTTP_MAX_METHOD_LEN);
 	CHECK(span_in(q.target, q.head_len) && q.target.len > 0);
@@ -154,7 +155,7 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	CHECK(span_in(q.path, q.head_len));
 	check_headers(q.headers, q.nheaders, q.head_len);
 	CHECK((q.method == HTTP_METHOD_CONNECT) ==
-	    (q.form == HTTP_TARGET_AUTHORITY));
+	      (q.form == HTTP_TARGET_AUTHORITY));
 	if (q.form == HTTP_TARGET_ASTERISK)
 		CHECK(q.method == HTTP_METHOD_OPTIONS);
 	if (q.form == HTTP_TARGET_ABSOLUTE || q.form == HTTP_TARGET_AUTHORITY) {
@@ -163,14 +164,14 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	}
 	if (q.form == HTTP_TARGET_ABSOLUTE || q.form == HTTP_TARGET_ORIGIN)
 		CHECK(span_in(q.path, q.target.off + q.target.len) &&
-		    q.path.off >= q.target.off);
+		      q.path.off >= q.target.off);
 	if (q.has_host)
 		check_hostname(&q.host_hdr);
 	else
 		CHECK(q.version == HTTP_VERSION_1_0);
 	CHECK(q.framing == HTTP_FRAMING_NONE ||
-	    q.framing == HTTP_FRAMING_CONTENT_LENGTH ||
-	    q.framing == HTTP_FRAMING_CHUNKED);
+	      q.framing == HTTP_FRAMING_CONTENT_LENGTH ||
+	      q.framing == HTTP_FRAMING_CHUNKED);
 	CHECK(q.content_length <= HTTP_CONTENT_LENGTH_MAX);
 	if (q.framing != HTTP_FRAMING_CONTENT_LENGTH)
 		CHECK(q.content_length == 0);
@@ -178,7 +179,7 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 		CHECK(q.version == HTTP_VERSION_1_1);
 	if (q.upgrade)
 		CHECK(q.upgrade_proto.len > 0 &&
-		    span_in(q.upgrade_proto, q.head_len));
+		      span_in(q.upgrade_proto, q.head_len));
 	if (q.expect_continue)
 		CHECK(q.version == HTTP_VERSION_1_1);
 	check_rewrite(&q, buf);
@@ -209,7 +210,7 @@ fuzz_response(const uint8_t *buf, size_t len, size_t max, enum http_method m)
 	if (p.status == 101)
 		CHECK(p.framing == HTTP_FRAMING_SWITCH);
 	else if (m == HTTP_METHOD_HEAD || p.status < 200 || p.status == 204 ||
-	    p.status == 304)
+	         p.status == 304)
 		CHECK(p.framing == HTTP_FRAMING_NONE);
 	if (p.framing == HTTP_FRAMING_TUNNEL)
 		CHECK(m == HTTP_METHOD_CONNECT);
@@ -245,11 +246,11 @@ fuzz_chunked(const uint8_t *buf, size_t len, size_t step)
 	if (ra == HTTP_OK) {
 		/* Exactly the first ua bytes make a complete message. */
 		http_chunked_init(&b);
-		CHECK(http_chunked_feed(&b, buf, ua, &ub) == HTTP_OK &&
-		    ub == ua);
+		CHECK(
+		    http_chunked_feed(&b, buf, ua, &ub) == HTTP_OK && ub == ua);
 		http_chunked_init(&b);
-		CHECK(http_chunked_feed(&b, buf, ua - 1, &ub) ==
-		    HTTP_NEED_MORE);
+		CHECK(
+		    http_chunked_feed(&b, buf, ua - 1, &ub) == HTTP_NEED_MORE);
 	}
 }
 
@@ -285,8 +286,8 @@ fuzz_scan(const uint8_t *buf, size_t len, size_t step)
 	ra = http_head_scan(&a, buf, len, FUZZ_MAX_HEAD, &ha, &ea);
 	http_head_scan_init(&b, HTTP_HEAD_REQUEST);
 	for (k = 0; rb == HTTP_NEED_MORE; k += step) {
-		rb = http_head_scan(&b, buf, k < len ? k : len, FUZZ_MAX_HEAD,
-		    &hb, &eb);
+		rb = http_head_scan(
+		    &b, buf, k < len ? k : len, FUZZ_MAX_HEAD, &hb, &eb);
 		if (k >= len)
 			break;
 	}
@@ -316,8 +317,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_request(buf, size, FUZZ_MAX_HEAD);
 	fuzz_request(buf, size, size / 2 + 1);
-	fuzz_response(buf, size, FUZZ_MAX_HEAD,
-	    methods[size ? buf[size - 1] % 4 : 0]);
+	fuzz_response(
+	    buf, size, FUZZ_MAX_HEAD, methods[size ? buf[size - 1] % 4 : 0]);
 	fuzz_chunked(buf, size, step);
 	fuzz_authority(buf, size);
 	fuzz_scan(buf, size, step);

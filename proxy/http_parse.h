@@ -219,9 +219,13 @@ enum http_result http_head_scan(struct http_head_scan *st, const uint8_t *buf,
  * HTTP/1.0 or HTTP/1.1; CONNECT in authority-form with a port; absolute
  * form only for http:// (https:// is refused: use CONNECT); no userinfo or
  * fragment; every host through hostname_normalize(); exactly one Host in
- * HTTP/1.1, agreeing with an absolute or authority target; one
- * Content-Length at most; Transfer-Encoding only "chunked", never with
- * Content-Length or in HTTP/1.0; at most HTTP_MAX_HEADERS fields.
+ * HTTP/1.1, agreeing with an absolute or authority target (a CONNECT Host
+ * without a port agrees on any port); one Content-Length at most;
+ * Transfer-Encoding only "chunked", never with Content-Length or in
+ * HTTP/1.0; no body on CONNECT; no Connection option naming Host,
+ * Content-Length or Transfer-Encoding; Expect only "100-continue"; an
+ * absolute target with a query has a path ("http://a/?q", not
+ * "http://a?q"); at most HTTP_MAX_HEADERS fields.
  */
 enum http_result http_parse_request(const uint8_t *buf, size_t len,
     size_t max_head_len, struct http_request *req, size_t *err_off);
@@ -308,7 +312,8 @@ const char *http_strerror(enum http_result r);
 /*
  * The status to answer a client whose request failed with r (400, 414,
  * 417, 431, 501, 505); 0 for HTTP_OK and HTTP_NEED_MORE. A malformed
- * response from upstream is answered with 502 whatever r is.
+ * response from upstream is answered with 502 whatever r is (and
+ * HTTP_ERR_BAD_STATUS_LINE, which only responses produce, maps to 502).
  */
 int http_error_status(enum http_result r);
 

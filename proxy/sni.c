@@ -310,7 +310,7 @@ parse_server_name(struct hello_parse *hp, struct cursor *ext)
 		    "server_name entry is not a host_name (name_type 0, RFC 6066 §3)");
 	e = hostname_normalize((const char *)name, name_len, &out->host);
 	if (e != HOSTNAME_OK) {
-		out->name_err = e;
+		out->name_err = hp->r->name_err = e;
 		return bad(hp, SNI_ERR_BAD_NAME, first_at + 3,
 		    "server_name is not a valid host name (see hostname_strerror)");
 	}
@@ -519,10 +519,14 @@ sni_reader_feed(struct sni_reader *r, const uint8_t *buf, size_t len,
 			(void)parse_hello(r, buf, out);
 		r->pos = c.off;
 	}
+	if (r->result == SNI_OK || r->result == SNI_NEED_MORE) {
+		if (err_off != NULL)
+			*err_off = 0;
+		return r->result;
+	}
+	out->name_err = r->name_err;
 	if (err_off != NULL)
-		*err_off = r->result == SNI_OK || r->result == SNI_NEED_MORE
-		               ? 0
-		               : r->err_off;
+		*err_off = r->err_off;
 	return r->result;
 }
 

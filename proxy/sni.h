@@ -110,6 +110,7 @@ struct sni_reader {
 	size_t body_got;
 	size_t hello_raw_len;
 	enum sni_result result; /* SNI_NEED_MORE until final, then sticky */
+	enum hostname_err name_err;
 	size_t err_off;
 	const char *detail;
 	size_t examined_len; /* bytes read so far, input and scratch (stats) */

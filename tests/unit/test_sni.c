@@ -678,6 +678,8 @@ static const struct tcase cases[] = {
     {"alpn empty extension", SNI_ERR_MALFORMED, .exts = "raw 0010",
         AT(OFF_EXT0 + 4)},
     {"alpn empty list", SNI_ERR_MALFORMED, .exts = "alpn", AT(OFF_EXT0 + 4)},
+    {"alpn list of one byte", SNI_ERR_MALFORMED, .exts = "raw 0010 0001 00",
+        AT(OFF_EXT0 + 4)},
     {"alpn empty protocol name", SNI_ERR_MALFORMED,
         .exts = "raw 0010 0003 00 0168", AT(OFF_EXT0 + 6)},
     {"alpn list length mismatch", SNI_ERR_MALFORMED,
@@ -1312,6 +1314,34 @@ test_raw_max_is_final(void)
 	}
 }
 
+/* A record that starts inside SNI_RAW_MAX but would end past it is refused
+ * at its length field, before its bytes arrive. */
+static void
+test_record_crossing_raw_max(void)
+{
+	static uint8_t buf[SNI_RAW_MAX], scratch[SNI_HELLO_MAX];
+	static const uint8_t first[9] = {
+	    0x16, 0x03, 0x01, 0x00, 0x04, 0x01, 0x00, 0x3f, 0xfc};
+	static const uint8_t one[6] = {0x16, 0x03, 0x01, 0x00, 0x01, 0x00};
+	static const uint8_t big[5] = {0x16, 0x03, 0x01, 0x00, 0xc8};
+	struct sni_reader r;
+	struct sni_info info;
+	enum sni_result res;
+	size_t pos, off;
+
+	memcpy(buf, first, sizeof(first));
+	for (pos = sizeof(first); pos + sizeof(one) <= 65400;
+	     pos += sizeof(one))
+		memcpy(buf + pos, one, sizeof(one));
+	memcpy(buf + pos, big, sizeof(big));
+	sni_reader_init(&r, scratch, sizeof(scratch));
+	res = sni_reader_feed(&r, buf, pos + sizeof(big), &info, &off);
+	tap_ok(res == SNI_ERR_TOO_LARGE,
+	    "raw cap: a 200-byte record at %zu would cross SNI_RAW_MAX (%s)",
+	    pos, res_name(res));
+	tap_is_int(off, pos + 3, "raw cap: offset of that record's length");
+}
+
 static void
 test_strerror(void)
 {
@@ -1357,15 +1387,55 @@ test_after_hello_unread(void)
 	    "unread: later bytes do not change the answer");
 }
 
+/*
+ * test_sni --write-corpus DIR writes each case's input (up to 20 KiB) to
+ * DIR/NAME, to seed tests/fuzz/corpus/client_hello.
+ */
+static int
+write_corpus(const char *dir)
+{
+	static struct bld in;
+	char path[512], name[128];
+	size_t i, j, end;
+	FILE *f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build_input(&cases[i], &in, &end);
+		if (in.len > 20000)
+			continue;
+		for (j = 0; cases[i].name[j] && j + 1 < sizeof(name); j++) {
+			char c = cases[i].name[j];
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c - 'A' + 'a');
+			name[j] = (c >= 'a' && c <= 'z') ||
+			                  (c >= '0' && c <= '9') || c == '-'
+			              ? c
+			              : '_';
+		}
+		name[j] = '\0';
+		snprintf(path, sizeof(path), "%s/case_%s", dir, name);
+		if ((f = fopen(path, "wb")) == NULL ||
+		    fwrite(in.b, 1, in.len, f) != in.len || fclose(f) != 0) {
+			perror(path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	size_t i;
+
+	if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+		return write_corpus(argv[2]);
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
 	test_linear_cost();
 	test_raw_max_is_final();
+	test_record_crossing_raw_max();
 	test_strerror();
 	test_after_hello_unread();
 	tap_guard_free(&in_guard);

@@ -508,11 +508,9 @@ sni_reader_feed(struct sni_reader *r, const uint8_t *buf, size_t len,
 {
 	struct cursor c;
 
-	/* A final OK is repeated by parsing the kept hello again, so that
-	 * *out is filled on every call that returns SNI_OK. */
-	if (r->result == SNI_OK)
-		(void)parse_hello(r, buf, out);
-	else if (r->result == SNI_NEED_MORE && len > r->pos) {
+	/* After a final result nothing is read again, not even the scratch
+	 * buffer, which the caller may already have released. */
+	if (r->result == SNI_NEED_MORE && len > r->pos) {
 		c = cursor_make(buf, len);
 		c.off = r->pos;
 		if (read_records(r, &c) == SNI_OK)

@@ -118,8 +118,10 @@ struct sni_reader {
 
 /*
  * Prepares r. scratch[0..scratch_len) receives the reassembled hello and
- * must outlive r; SNI_HELLO_MAX bytes hold any acceptable hello, a smaller
- * scratch lowers the cap (a hello that does not fit is SNI_ERR_TOO_LARGE).
+ * must stay intact until sni_reader_feed() gives a final result;
+ * SNI_HELLO_MAX bytes hold any acceptable hello, a smaller scratch lowers the
+ * cap (a hello that does not fit is SNI_ERR_TOO_LARGE). *out of the final
+ * call holds copies, no pointers into scratch or the caller's buffer.
  */
 void sni_reader_init(
     struct sni_reader *r, uint8_t *scratch, size_t scratch_len);
@@ -132,13 +134,17 @@ void sni_reader_init(
  * linear in its size.
  *
  * Returns SNI_NEED_MORE until the hello is complete or an error is certain,
- * then a final result that every later call repeats. A prefix of the input
- * never yields a final result different from the whole input's; once len
- * reaches SNI_RAW_MAX the result is final. On SNI_OK *out describes the
- * hello, which occupies buf[0..out->hello_raw_len); later bytes are not read
- * (e.g. 0-RTT data). On an error *err_off (if err_off is not NULL) is the
- * offset in buf of the offending byte (at most len), out->name_err says why
- * a name was refused, and the rest of *out is unspecified.
+ * then a final result. A prefix of the input never yields a final result
+ * different from the whole input's; once len reaches SNI_RAW_MAX the result
+ * is final. On SNI_OK *out describes the hello, which occupies
+ * buf[0..out->hello_raw_len); later bytes are not read (e.g. 0-RTT data).
+ * On an error *err_off (if err_off is not NULL) is the offset in buf of the
+ * offending byte (at most len), out->name_err says why a name was refused,
+ * and the rest of *out is unspecified.
+ *
+ * Later calls repeat the final result and its offset without reading buf or
+ * the scratch buffer (which may then be released); after SNI_OK they leave
+ * *out as it is. buf and out must not be NULL.
  */
 enum sni_result sni_reader_feed(struct sni_reader *r, const uint8_t *buf,
     size_t len, struct sni_info *out, size_t *err_off);

@@ -22,10 +22,10 @@
 #define DNS_LABEL_MAX       63    /* RFC 1035 §3.1 */
 #define DNS_NAME_HOPS_MAX   127   /* compression pointers followed per name */
 #define DNS_QUESTION_MAX    (DNS_NAME_WIRE_MAX + 4) /* name, QTYPE, QCLASS */
-#define DNS_OPT_LEN         11  /* an OPT RR without options */
-#define DNS_UDP_MAX         512 /* RFC 1035 §4.2.1, without EDNS */
-#define DNS_EDNS_MAX        1232 /* what we advertise and honor (DNS Flag Day 2020) */
-#define DNS_CNAME_CHAIN_MAX 8 /* CNAMEs followed in one reply */
+#define DNS_OPT_LEN         11   /* an OPT RR without options */
+#define DNS_UDP_MAX         512  /* RFC 1035 §4.2.1, without EDNS */
+#define DNS_EDNS_MAX        1232 /* advertised and honored (Flag Day 2020) */
+#define DNS_CNAME_CHAIN_MAX 8    /* CNAMEs followed in one reply */
 
 #define DNS_TYPE_A     1
 #define DNS_TYPE_NS    2

@@ -526,9 +526,11 @@ dns_build_query(uint16_t id, const char *qname, uint16_t qtype,
 /* One resource record's fixed fields (RFC 1035 §4.1.3). */
 struct rr {
 	size_t owner_off; /* where the owner name starts */
+	size_t owner_end; /* and where it ends in place */
 	uint16_t type, cls;
 	uint32_t ttl;
 	size_t rdata_off;
+	const uint8_t *rdata;
 	uint16_t rdlen;
 };
 
@@ -545,6 +547,7 @@ rr_read(const uint8_t *msg, size_t len, struct cursor *c, struct rr *rr,
 	if ((r = name_read(
 	         msg, len, c->off, &end, owner, owner_len, err_off)) != DNS_OK)
 		return r;
+	rr->owner_end = end;
 	(void)cursor_seek(c, end);
 	if (!cursor_u16(c, &rr->type) || !cursor_u16(c, &rr->cls) ||
 	    !cursor_u32(c, &rr->ttl) || !cursor_u16(c, &rr->rdlen)) {
@@ -552,7 +555,7 @@ rr_read(const uint8_t *msg, size_t len, struct cursor *c, struct rr *rr,
 		return DNS_ERR_SHORT;
 	}
 	rr->rdata_off = c->off;
-	if (!cursor_skip(c, rr->rdlen)) {
+	if (!cursor_bytes(c, rr->rdlen, &rr->rdata)) {
 		*err_off = rr->rdata_off - 2;
 		return DNS_ERR_SHORT;
 	}
@@ -643,9 +646,10 @@ sections_check(const uint8_t *msg, size_t len, struct cursor *c,
 			struct cursor oc = cursor_make(msg, len);
 
 			/* RFC 6891 §6.1.1: one OPT, in the additional
-			 * section, owned by the root. */
+			 * section, owned by the root written as one 0 octet
+			 * (a pointer to a root is still not "0"). */
 			if (!additional || info->edns.present ||
-			    msg[rr.owner_off] != 0)
+			    rr.owner_end != rr.owner_off + 1)
 				FAIL(DNS_ERR_EDNS, rr.owner_off);
 			(void)cursor_seek(&oc, rr.owner_off + 1);
 			if ((r = opt_read(&oc, &info->edns, &info->err_off)) !=
@@ -799,7 +803,10 @@ dns_parse_response(const uint8_t *msg, size_t len, uint16_t expect_id,
 		answers[n].ttl = rr.ttl;
 		answers[n].addr.family =
 		    rr.type == DNS_TYPE_A ? AF_INET : AF_INET6;
-		memcpy(answers[n].addr.b, msg + rr.rdata_off, rr.rdlen);
+		/* sections_check() already held rdlen to 4 or 16. */
+		if (rr.rdlen > sizeof(answers[n].addr.b))
+			FAIL(DNS_ERR_RDATA, rr.rdata_off - 2);
+		memcpy(answers[n].addr.b, rr.rdata, rr.rdlen);
 		n++;
 		info->naddr++;
 	}

@@ -158,8 +158,8 @@ const char *dns_strerror(enum dns_result r);
  * containing '.' or NUL is refused: it would change the name's meaning in
  * presentation form. Nothing is escaped or unescaped, and no other byte is
  * judged here: the caller passes the name to hostname_normalize(), which
- * refuses anything but letters, digits and hyphens. out may be NULL to
- * validate and skip a name.
+ * refuses anything but letters, digits and hyphens. out and out_len may be
+ * NULL to validate and skip a name.
  */
 enum dns_result dns_name_read(const uint8_t *msg, size_t msg_len, size_t *off,
     char out[DNS_NAME_MAX + 1], size_t *out_len);

@@ -21,6 +21,31 @@
 static struct tap_guard guard;
 
 /*
+ * With DNS_MSG_CORPUS=DIR in the environment, every table message is also
+ * written to DIR/PREFIX-NAME: how tests/fuzz/corpus/dns_msg was seeded.
+ */
+static void
+corpus_dump(
+    const char *prefix, const char *name, const uint8_t *msg, size_t len)
+{
+	const char *dir = getenv("DNS_MSG_CORPUS");
+	char path[512], clean[128];
+	size_t i;
+	FILE *f;
+
+	if (dir == NULL)
+		return;
+	for (i = 0; name[i] && i + 1 < sizeof(clean); i++)
+		clean[i] = isalnum((unsigned char)name[i]) ? name[i] : '-';
+	clean[i] = '\0';
+	snprintf(path, sizeof(path), "%s/%s-%s", dir, prefix, clean);
+	if ((f = fopen(path, "wb")) == NULL)
+		return;
+	fwrite(msg, 1, len, f);
+	fclose(f);
+}
+
+/*
  * Spec language, tokens separated by blanks:
  *   0a1b...     hex octets (an even number of digits)
  *   n:a.b       a name in wire form, root-terminated ("n:." is the root)
@@ -678,6 +703,7 @@ test_queries(void)
 		enum dns_result r, rg;
 		long bad;
 
+		corpus_dump("query", t->name, msg, len);
 		r = dns_parse_query(msg, len, &q);
 		tap_is_int(
 		    r, t->want, "query %s: %s", t->name, dns_strerror(t->want));
@@ -1185,6 +1211,7 @@ test_responses(void)
 		char got[4096];
 		long bad;
 
+		corpus_dump("response", t->name, msg, len);
 		r = dns_parse_response(msg, len, 0x1234, t->qname, t->qtype,
 		    &info, a, MAX_ANS, &n);
 		if (!tap_ok(r == t->want, "response %s: %s", t->name,
@@ -1405,6 +1432,7 @@ test_build(void)
 		max = dns_response_max_len(&q, t->tcp);
 		r = dns_build_response(&q, t->rcode, a, na, max, out, &out_len);
 		tap_is_int(r, DNS_OK, "build %s: result", t->name);
+		corpus_dump("reply", t->name, out, out_len);
 		if (t->want != NULL) {
 			size_t wl = spec_build(t->want, want);
 
@@ -1634,6 +1662,67 @@ test_build_errors(void)
 	    DNS_ERR_ARG, "build: query that did not parse");
 }
 
+/* Past 16 KiB no pointer can reach a CNAME target: the owners after it are
+ * written out in full. The chain is too long to follow, but the message
+ * must be well-formed (DNS_ERR_CHAIN is only reported after that check). */
+#define FAR_N 100
+
+static void
+test_build_far_owner(void)
+{
+	static uint8_t qbuf[SPEC_MAX], out[DNS_MSG_MAX];
+	static struct dns_answer a[FAR_N];
+	struct dns_response_info info;
+	struct dns_answer back[16];
+	struct dns_query q;
+	size_t k, out_len = 0, nb, off, pos = 12 + 15, owner = 12;
+	size_t owner_wire = 11, last_owner = 0, full = 0;
+	char name[DNS_NAME_MAX + 1];
+	enum dns_result r;
+
+	parse_spec_query(QH "n:a.example" QAIN, &q, qbuf);
+	/* FAR_N - 1 CNAMEs then an A; the expected layout computed from
+	 * RFC 1035 §4.1.4: a pointer has 14 bits of offset. */
+	for (k = 0; k < FAR_N; k++) {
+		size_t owner_len = owner < 0x4000 ? 2 : owner_wire;
+
+		memset(&a[k], 0, sizeof(a[k]));
+		last_owner = pos;
+		pos += owner_len + 10;
+		if (k < FAR_N - 1) {
+			/* Three labels of 63, then a distinct one. */
+			a[k].type = DNS_TYPE_CNAME;
+			memset(a[k].target, 'a' + (int)(k % 26), 191);
+			a[k].target[63] = a[k].target[127] = '.';
+			snprintf(a[k].target + 191, sizeof(a[k].target) - 191,
+			    ".n%zu", k);
+			a[k].target_len = strlen(a[k].target);
+			owner = pos;
+			owner_wire = a[k].target_len + 2;
+			pos += owner_wire;
+		} else {
+			a[k].type = DNS_TYPE_A;
+			a[k].addr.family = AF_INET;
+			a[k].addr.b[0] = 198;
+			pos += 4;
+		}
+	}
+	full = pos;
+	r = dns_build_response(&q, 0, a, FAR_N, DNS_MSG_MAX, out, &out_len);
+	tap_ok(r == DNS_OK && !(out[2] & 0x02) && out_len == full,
+	    "build far owner: %s, %zu octets (want %zu)", dns_strerror(r),
+	    out_len, full);
+	off = last_owner;
+	tap_ok(owner >= 0x4000 &&
+	           dns_name_read(out, out_len, &off, name, NULL) == DNS_OK &&
+	           strcmp(name, a[FAR_N - 2].target) == 0 &&
+	           off == last_owner + owner_wire,
+	    "build far owner: last owner written in full");
+	r = dns_parse_response(out, out_len, 0x1234, "a.example", DNS_TYPE_A,
+	    &info, back, 16, &nb);
+	tap_is_int(r, DNS_ERR_CHAIN, "build far owner: structure valid");
+}
+
 static void
 test_header_reply(void)
 {
@@ -1847,6 +1936,7 @@ main(void)
 	test_build();
 	test_build_sizes();
 	test_build_errors();
+	test_build_far_owner();
 	test_header_reply();
 	test_build_query();
 	test_frames();

@@ -396,7 +396,8 @@ owner_write(struct wbuf *w, size_t off, size_t wire_len)
 	return put_bytes(w, w->p + off, wire_len);
 }
 
-/* The answer section; false when it does not fit. */
+/* The answer section: DNS_ERR_SPACE when it does not fit, the caller then
+ * sends the question alone with TC. */
 static enum dns_result
 answers_write(struct wbuf *w, const struct dns_query *q,
     const struct dns_answer *answers, size_t nanswers)

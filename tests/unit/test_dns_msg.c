@@ -253,8 +253,12 @@ answers_parse(const char *s, struct dns_answer *a, size_t max)
 		a[n].ttl = (uint32_t)ttl;
 		if (strcmp(type, "CNAME") == 0) {
 			a[n].type = DNS_TYPE_CNAME;
-			snprintf(a[n].target, sizeof(a[n].target), "%s", what);
-			a[n].target_len = strlen(a[n].target);
+			a[n].target_len = strlen(what);
+			if (a[n].target_len >= sizeof(a[n].target)) {
+				fprintf(stderr, "target too long %s\n", what);
+				exit(2);
+			}
+			memcpy(a[n].target, what, a[n].target_len + 1);
 		} else {
 			a[n].type =
 			    strcmp(type, "A") == 0 ? DNS_TYPE_A : DNS_TYPE_AAAA;
@@ -1288,6 +1292,14 @@ test_response_space(void)
 	r = dns_parse_response(
 	    msg, len, 0x1234, "", DNS_TYPE_A, &info, a, 4, &n);
 	tap_ok(r == DNS_OK && n == 1, "response: root question");
+	memset(msg, 0, sizeof(msg));
+	len = spec_build(RH("0000", "0000", "0000") GQ, msg);
+	tap_is_int(dns_parse_response(msg, sizeof(msg), 0x1234, "good.example",
+	               DNS_TYPE_A, &info, a, 2, &n),
+	    DNS_ERR_FORMAT, "response: longer than 65535 refused");
+	tap_is_int(dns_parse_response(msg, len, 0x1234, "good.example",
+	               DNS_TYPE_A, &info, a, 2, &n),
+	    DNS_OK, "response: same message at its length");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1814,6 +1826,12 @@ test_build_query(void)
 	}
 	tap_is_int(dns_build_query(1, "a.example", 1, 0, out, 26, NULL),
 	    DNS_ERR_SPACE, "build query: one octet short");
+	tap_is_int(dns_build_query(1, "a.example", 1, 0, out, 22, NULL),
+	    DNS_ERR_SPACE, "build query: name does not fit");
+	tap_is_int(dns_build_query(1, "a.example", 1, 0, out, 11, NULL),
+	    DNS_ERR_SPACE, "build query: header does not fit");
+	tap_is_int(dns_build_query(1, "a.example", 1, 1232, out, 37, NULL),
+	    DNS_ERR_SPACE, "build query: OPT does not fit");
 	{
 		char name[300];
 		size_t out_len;

@@ -65,26 +65,44 @@
 
 enum dns_result {
 	DNS_OK,
-	DNS_NEED_MORE,        /* TCP framing: more bytes needed */
-	DNS_ERR_SHORT,        /* the message ends inside an element */
-	DNS_ERR_FORMAT,       /* a count or field is not acceptable */
-	DNS_ERR_NAME,         /* bad label type or length, '.' or NUL in a
-				       label, name longer than 255 octets */
-	DNS_ERR_POINTER,      /* compression pointer forward, to itself,
-				       into the header, or too many of them */
-	DNS_ERR_TRAILING,     /* bytes after the last record */
-	DNS_ERR_TOO_MANY,     /* more records than this message may have */
-	DNS_ERR_NOT_QUERY,    /* opcode other than QUERY */
-	DNS_ERR_RESPONSE,     /* QR=1 where a query was expected */
-	DNS_ERR_NOT_RESPONSE, /* QR=0 where a response was expected */
-	DNS_ERR_ID,           /* response id differs from the query's */
-	DNS_ERR_QUESTION,     /* response question differs from ours */
-	DNS_ERR_TRUNCATED_RESPONSE, /* TC=1: retry over TCP */
-	DNS_ERR_RDATA,              /* A/AAAA/CNAME RDATA of the wrong size */
-	DNS_ERR_EDNS,               /* malformed or misplaced OPT record */
-	DNS_ERR_CHAIN, /* CNAME chain too long, looping or forked */
-	DNS_ERR_SPACE, /* output buffer too small */
-	DNS_ERR_ARG,   /* invalid argument to a builder */
+	/* TCP framing: more octets needed. */
+	DNS_NEED_MORE,
+	/* The message ends inside an element. */
+	DNS_ERR_SHORT,
+	/* A count or a field is not acceptable. */
+	DNS_ERR_FORMAT,
+	/* Bad label type or length, '.' or NUL in a label, a name longer
+	 * than 255 octets. */
+	DNS_ERR_NAME,
+	/* Compression pointer forward, to itself, into the header, or too
+	 * many of them. */
+	DNS_ERR_POINTER,
+	/* Octets after the last record. */
+	DNS_ERR_TRAILING,
+	/* More records (or questions) than this message may have. */
+	DNS_ERR_TOO_MANY,
+	/* Opcode other than QUERY. */
+	DNS_ERR_NOT_QUERY,
+	/* QR=1 where a query was expected. */
+	DNS_ERR_RESPONSE,
+	/* QR=0 where a response was expected. */
+	DNS_ERR_NOT_RESPONSE,
+	/* The response id differs from the query's. */
+	DNS_ERR_ID,
+	/* The response question differs from ours. */
+	DNS_ERR_QUESTION,
+	/* TC=1: retry over TCP. */
+	DNS_ERR_TRUNCATED_RESPONSE,
+	/* A/AAAA/CNAME RDATA of the wrong size. */
+	DNS_ERR_RDATA,
+	/* Malformed or misplaced OPT record. */
+	DNS_ERR_EDNS,
+	/* CNAME chain too long, looping or forked. */
+	DNS_ERR_CHAIN,
+	/* Output buffer too small. */
+	DNS_ERR_SPACE,
+	/* Invalid argument to a builder. */
+	DNS_ERR_ARG,
 };
 
 /* EDNS information from an OPT record (RFC 6891 §6.1.3). */
@@ -134,8 +152,7 @@ struct dns_response_info {
 	struct dns_edns edns;
 	size_t ncname;  /* CNAMEs followed from the qname */
 	size_t naddr;   /* A/AAAA records of the canonical name kept */
-	size_t dropped; /* A/AAAA records of the canonical name that did not
-			   fit in answers[] */
+	size_t dropped; /* canonical-name addresses beyond max_answers */
 	size_t ignored; /* answer records about other names or types */
 	size_t err_off; /* offset of the offending byte when not DNS_OK */
 };

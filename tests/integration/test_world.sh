@@ -57,12 +57,14 @@ t_check "resolv.conf for the proxy ns points at the world DNS" \
 check_batch() {
 	_f=$1
 	shift
-	sed 's/ *|.*//' "$_f" | dnsb "$@" >"$_f.out"
+	# Squeeze blanks: "NAME TYPE|EXPECTED" with single spaces.
+	awk '{ sub(/^ +/, ""); gsub(/ +/, " ");
+	    sub(/ $/, ""); sub(/ ?\| ?/, "|"); print }' "$_f" >"$_f.norm"
+	cut -d'|' -f1 "$_f.norm" | dnsb "$@" >"$_f.out"
 	while IFS='|' read -r _q _want; do
-		_q=$(echo $_q) _want=$(echo $_want)
 		_got=$(awk -v q="$_q" '$1 " " $2 == q' "$_f.out" | head -n 1)
-		t_is "$_got" "$_q $_want" "dns $_q -> $_want"
-	done <"$_f"
+		t_is "$_got" "$_q${_want:+ $_want}" "dns $_q -> $_want"
+	done <"$_f.norm"
 }
 dnsb() { ip netns exec "$P" "$WORLD_PY" "$here/world_dns.py" batch "$@" \
     --timeout 3 "$WORLD_DNS"; }
@@ -114,7 +116,10 @@ t_is "$?" 2 "dns garbage.example replies malformed"
 t_is "$(printf 'rebind.example A\n%.0s' 1 2 3 | dnsb | cut -d' ' -f4 |
     tr '\n' ' ')" "A=198.18.0.31 A=127.0.0.1 A=127.0.0.1 " \
     "rebind: public first, loopback after"
+echo "added-$$.example 5 A 198.18.0.99" >>"$WORLD_DNS_ZONE"
 t_check "world_dns_reload" world_dns_reload
+t_is "$(echo "added-$$.example A" | dnsb)" \
+    "added-$$.example A NOERROR A=198.18.0.99" "reload rereads the zone"
 t_is "$(world_dnsq "$P" "$WORLD_DNS" rebind.example A | grep '^answer')" \
     "answer rebind.example 0 A 198.18.0.31" \
     "rebind: TTL 0; a reload restarts the sequence"
@@ -135,7 +140,8 @@ t_check "dns log records a query made through glibc" \
     world_dns_seen "$probe" A
 world_dnsq "$P" "$WORLD_DNS" "once-$$.evil.example" A >/dev/null
 t_is "$(awk -v n="once-$$.evil.example" '$4 == n' "$WORLD_DNS_LOG" |
-    cut -d' ' -f1,2,3,5-)" "query udp $WORLD_PROXY_ADDR A NOERROR A=198.18.0.66" \
+    cut -d' ' -f1,2,3,5-)" \
+    "query udp $WORLD_PROXY_ADDR A NOERROR A=198.18.0.66" \
     "dns log: one line per query: proto, client, type, result, answers"
 t_check "world_dns_seen is false for a name never asked" \
     not world_dns_seen "never-asked-$$.evil.example"
@@ -207,9 +213,9 @@ t_check "echo: PUT over plain HTTP" has "$out" "method PUT"
 t_check "echo: chunked body arrives whole" has "$out" "body_sha256 $bsum"
 t_check "echo: header transfer-encoding" has "$out" \
     "header transfer-encoding chunked"
-t_is "$(pcurl -L \
-    https://github.com/redirect/objects.githubusercontent.com/files/hello.txt)" \
-    hello "redirect to another origin"
+redir=redirect/objects.githubusercontent.com/files/hello.txt
+t_is "$(pcurl -L "https://github.com/$redir")" hello \
+    "redirect to another origin"
 
 # ---- 100 MiB download ----------------------------------------------------
 t_check "world_bigfile" world_bigfile
@@ -274,6 +280,15 @@ t_is "$(pgrep -f "$T_DIR/world" | tr '\n' ' ')" "" \
     "world_down: no process refers to the world dir"
 
 # ---- a signal mid-way leaves nothing -------------------------------------
+# kid_stop PID: TERM a child test and wait (bounded) for its cleanup.
+kid_stop() {
+	kill -TERM "$1" 2>/dev/null
+	_n=1000
+	while world__running "$1" && [ "$_n" -gt 0 ]; do
+		_n=$((_n - 1))
+		sleep 0.01
+	done
+}
 # kid SIGNAL WHEN: runs a child test that builds a world; sends SIGNAL when
 # WHEN ("up": after world_up; "half": as soon as servers start); checks.
 kid() {
@@ -298,8 +313,9 @@ kid() {
 	    >"$T_DIR/kid-$_sig.out" 2>&1 &
 	_kpid=$!
 	# Should this function fail early, the child must not outlive us.
-	t_cleanup_push "kill -TERM $_kpid"
-	t_wait_grep "$_rep" '^start' || { kill -TERM "$_kpid"; return 1; }
+	t_cleanup_push "kid_stop $_kpid"
+	t_wait_grep "$_rep" '^start' || { kid_stop "$_kpid"; return 1; }
+	# shellcheck disable=SC2046 # split the report line into fields
 	set -- $(head -n 1 "$_rep")
 	_cpid=$2 _pgid=$3 _cdir=$4 _cw=$5 _cp=$6
 	if [ "$_when" = up ]; then
@@ -308,15 +324,23 @@ kid() {
 		_ready="$_cdir/world/dns.log ."
 	fi
 	# shellcheck disable=SC2086
-	t_wait_grep $_ready 1500 || { kill -TERM "$_kpid"; return 1; }
+	t_wait_grep $_ready 1500 || { kid_stop "$_kpid"; return 1; }
 	_cpids=$(ip netns pids "$_cw" 2>/dev/null)
 	if [ "$_sig" = INT ]; then
 		kill -INT "-$_pgid"
 	else
 		kill -TERM "$_cpid"
 	fi
-	wait "$_kpid"
+	_n=2000
+	while world__running "$_kpid" && [ "$_n" -gt 0 ]; do
+		_n=$((_n - 1))
+		sleep 0.01
+	done
 	_bad=""
+	world__running "$_kpid" && _bad="$_bad child-still-running"
+	kid_stop "$_kpid"
+	wait "$_kpid"
+	[ "$_when" = up ] && [ -z "$_cpids" ] && _bad="$_bad no-world-seen"
 	ip netns list | grep -q "^$_cw\\b\\|^$_cp\\b" && _bad="$_bad netns"
 	[ -e "/etc/netns/$_cp" ] && _bad="$_bad etc-netns"
 	[ -e "$_cdir" ] && _bad="$_bad dir"

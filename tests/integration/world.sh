@@ -6,18 +6,34 @@
 # It owns setting all that up and tearing it down; egressd, the sandbox
 # namespace and the tests' own assertions belong to the tests.
 #
-#   proxy ns $PROXY_NS ("egp$T_ID")        world ns $WORLD_NS ("egw$T_ID")
-#   +---------------------------+  veth   +-----------------------------------+
-#   | egressd runs here (later) | toworld | toproxy   lo: one /32 and /128 per  |
-#   | 198.19.255.1/30           |---------| 198.19.255.2/30  origin, DNS, and  |
-#   | 2001:db8:ff::1/64         |         | 2001:db8:ff::2/64 the private      |
-#   | routes $WORLD_ROUTES4/6   |         |                   "canary" hosts   |
-#   | via the world; no default |         | default route back to the proxy    |
-#   | /etc/netns/$PROXY_NS/:    |         | dns  world_dns.py   :53 udp+tcp    |
-#   |   resolv.conf -> $WORLD_DNS         | nginx :80 + :443 (h2) per origin   |
-#   +---------------------------+         | fcgiwrap: git http-backend, /echo  |
-#                                         | socat: banner :22, echo :7         |
-#                                         +-----------------------------------+
+#   proxy ns $PROXY_NS = egp$T_ID        world ns $WORLD_NS = egw$T_ID
+#  +----------------------------+       +------------------------------------+
+#  | egressd runs here (later)  |       | lo: every origin address (/32,     |
+#  |                            | veth  |   /128), the DNS server, and the   |
+#  | toworld 198.19.255.1/30 ---+-------+-- toproxy 198.19.255.2/30          |
+#  |         2001:db8:ff::1/64  |       |           2001:db8:ff::2/64        |
+#  | routes $WORLD_ROUTES4/6    |       |   private "canary" hosts           |
+#  |   via the world, no other  |       | default route back to the proxy    |
+#  | /etc/netns/$PROXY_NS/      |       | world_dns.py  :53 udp+tcp          |
+#  |   resolv.conf -> WORLD_DNS |       | nginx :80 and :443 (h2) per origin |
+#  +----------------------------+       | fcgiwrap: git http-backend, /echo  |
+#                                       | socat: banner :22, echo :7         |
+#                                       +------------------------------------+
+#
+# Names (defaults below): github.com, api.github.com,
+# objects.githubusercontent.com, pypi.org, files.pythonhosted.org,
+# example.com, evil.example (and *.evil.example) are public-range origins;
+# badcert.example (untrusted CA) and wrongname.example (cert for
+# not-wrongname.example) fail verification; internal.example (10.0.0.5,
+# fd00:ec::5), metadata.example (169.254.169.254) and mixed.example (one
+# public, one private A) are served too, so that a test can see in the
+# access log whether anything reached them. DNS-only names: rebind.example
+# (TTL 0: first 198.18.0.31, then 127.0.0.1), loopback.example,
+# loopback6.example, zero.example, mapped.example (::ffff:10.0.0.5),
+# nat64.example, cname.example, cname-internal.example, cname-loop.example,
+# many.example (40 A: TC over UDP), blackhole.example (no reply),
+# servfail.example, refused.example, garbage.example (malformed reply),
+# badid.example (wrong ID). Anything else: NXDOMAIN.
 #
 # Use:   . "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/world.sh"
 #        t_init; world_up || { echo "Bail out! world_up"; exit 1; }
@@ -44,13 +60,15 @@
 #                         rcode, flags and answers exactly (see world_dns.py).
 #   world_dns_seen NAME [TYPE]  exit 0 when the world DNS server logged a
 #                         query for NAME (lowercase, exact; any type or TYPE).
-#   world_dns_reload      rewrite nothing, send SIGHUP: reloads
-#                         $WORLD_DNS_ZONE (edit it first) and resets the
-#                         SEQ- counters; returns once the server confirmed.
+#   world_dns_reload      SIGHUP the DNS server: it rereads $WORLD_DNS_ZONE
+#                         (edit the file first, if at all) and restarts
+#                         the SEQ- sequences; returns once it confirmed.
 #   world_file NAME BYTES create random file $WORLD_FILES_DIR/NAME, served as
 #                         /files/NAME by every origin; sets WORLD_FILE_SHA256.
-#   world_bigfile         lazily create the 100 MiB file; sets
-#                         WORLD_BIG_URLPATH, WORLD_BIG_SIZE, WORLD_BIG_SHA256.
+#   world_bigfile         lazily create the 100 MiB file (once per run);
+#                         sets WORLD_BIG_URLPATH (e.g. https://ANY-ORIGIN
+#                         $WORLD_BIG_URLPATH), WORLD_BIG_FILE (its path),
+#                         WORLD_BIG_SIZE and WORLD_BIG_SHA256.
 #   (Call the last two directly, not in $(...): they set variables.)
 #
 # Variables set by world_up
@@ -73,7 +91,8 @@
 #   WORLD_BANNER          the line github.com:22 sends first
 #   WORLD_HAVE_IPV6       1 when the IPv6 half is up
 #
-# Configuration (set before world_up; defaults below)
+# Configuration (set before world_up; defaults below; to add to a table,
+# append to it after sourcing this file)
 #   WORLD_ORIGINS         table, one origin per line: NAME CERT ADDR...
 #                         CERT: good (test CA), otherca (untrusted CA),
 #                         wrongname (test CA, SAN for another name).
@@ -91,11 +110,18 @@
 #   WORLD_DNS_EXTRA       extra zone lines (format in world_dns.py)
 #   WORLD_DNS_TTL         TTL of the automatic records (30)
 #   WORLD_PUBLIC_NETS     ranges egressd must be told to treat as public
-#   WORLD_ROUTES4/6       what the proxy ns routes into the world
+#   WORLD_ROUTES4/6       what the proxy ns routes into the world: the
+#                         test ranges and host routes to the canaries.
+#                         A sandbox link added to the proxy ns later must
+#                         use other addresses (not 198.18.0.0/16).
+#   WORLD_IPV6            0 to build an IPv4-only world
+#   WORLD_HERE            directory of world.sh and its helpers (default:
+#                         the sourcing test's directory)
 #
 # Processes run as root inside the world namespace. Nothing here ever talks
 # to an address outside the two namespaces.
 
+# shellcheck disable=SC2034 # sourced: the variables are for the tests
 WORLD_HERE=${WORLD_HERE:-$(cd "$(dirname "$0")" && pwd)}
 WORLD_PY=/usr/bin/python3
 
@@ -107,8 +133,8 @@ WORLD_PY=/usr/bin/python3
 : "${WORLD_PROXY_ADDR6:=2001:db8:ff::1}"
 : "${WORLD_LINK_ADDR6:=2001:db8:ff::2}"
 : "${WORLD_PUBLIC_NETS:=198.18.0.0/15 2001:db8::/32}"
-: "${WORLD_ROUTES4:=198.18.0.0/16 10.0.0.0/24 169.254.169.254/32}"
-: "${WORLD_ROUTES6:=2001:db8::/48 fd00:ec::/64}"
+: "${WORLD_ROUTES4:=198.18.0.0/16 10.0.0.5/32 10.0.0.6/32 169.254.169.254/32}"
+: "${WORLD_ROUTES6:=2001:db8::/48 fd00:ec::5/128}"
 : "${WORLD_BANNER:=SSH-2.0-egressd-test}"
 : "${WORLD_ORIGINS:=github.com good 198.18.0.10 2001:db8::10
 api.github.com good 198.18.0.11
@@ -160,6 +186,7 @@ world__bg() {
 	_wn=$1
 	shift
 	t_bg "$_wn" ip netns exec "$WORLD_NS" "$@"
+	# shellcheck disable=SC2153 # T_PID is set by t_bg (lib.sh)
 	WORLD_PIDS="$WORLD_PIDS $T_PID"
 	WORLD_SERVER_PIDS="$WORLD_SERVER_PIDS $T_PID"
 }
@@ -250,6 +277,7 @@ world_file() {
 world_bigfile() {
 	WORLD_BIG_SIZE=104857600
 	WORLD_BIG_URLPATH=/files/big-100M.bin
+	WORLD_BIG_FILE=$WORLD_FILES_DIR/big-100M.bin
 	if [ -z "${WORLD_BIG_SHA256:-}" ]; then
 		world_file big-100M.bin "$WORLD_BIG_SIZE" || return 1
 		WORLD_BIG_SHA256=$WORLD_FILE_SHA256
@@ -312,6 +340,7 @@ world__net() {
 		WORLD_HAVE_IPV6=1
 		# No duplicate address detection: addresses usable at once.
 		for _ns in "$WORLD_NS" "$PROXY_NS"; do
+			# shellcheck disable=SC2016 # $k is the inner shell's
 			ip netns exec "$_ns" sh -c '
 			    for k in accept_dad disable_ipv6; do
 				echo 0 >/proc/sys/net/ipv6/conf/all/$k &&
@@ -644,7 +673,8 @@ world__wait_sockets() {
 		done
 		_tries=$((_tries - 1))
 		if [ "$_tries" -le 0 ]; then
-			printf '# world: timeout waiting for %s\n' $_miss >&2
+			printf '%s\n' "$_miss" |
+			    sed 's/^/# world: timeout waiting for /' >&2
 			return 1
 		fi
 		# A short yield between polls, not a readiness guess.
@@ -698,6 +728,10 @@ world__start() {
 }
 
 world_up() {
+	if [ -z "${T_DIR:-}" ] || [ -z "${T_ID:-}" ]; then
+		echo "# world: call t_init (lib.sh) before world_up" >&2
+		return 1
+	fi
 	for _c in ip ss openssl git socat /usr/sbin/nginx /usr/sbin/fcgiwrap \
 	    /usr/lib/git-core/git-http-backend "$WORLD_PY"; do
 		command -v "$_c" >/dev/null 2>&1 || {

@@ -66,8 +66,7 @@ check_batch() {
 		t_is "$_got" "$_q${_want:+ $_want}" "dns $_q -> $_want"
 	done <"$_f.norm"
 }
-dnsb() { ip netns exec "$P" "$WORLD_PY" "$here/world_dns.py" batch "$@" \
-    --timeout 3 "$WORLD_DNS"; }
+dnsb() { world_dns_batch "$P" --timeout 3 "$@" "$WORLD_DNS"; }
 # Every origin's automatic records, as WORLD_ORIGINS states them.
 printf '%s\n' "$WORLD_ORIGINS" | while read -r n c addrs; do
 	[ "$n" = rebind.example ] && continue

@@ -58,6 +58,8 @@
 #                         world_up does it for $PROXY_NS.
 #   world_dnsq NS ARGS... "world_dns.py query ARGS" run inside NS: prints
 #                         rcode, flags and answers exactly (see world_dns.py).
+#   world_dns_batch NS ARGS...  "world_dns.py batch ARGS" inside NS: one
+#                         query per "NAME TYPE" stdin line, one process.
 #   world_dns_seen NAME [TYPE]  exit 0 when the world DNS server logged a
 #                         query for NAME (lowercase, exact; any type or TYPE).
 #   world_dns_reload      SIGHUP the DNS server: it rereads $WORLD_DNS_ZONE
@@ -248,6 +250,12 @@ world_dnsq() {
 	ip netns exec "$_qns" "$WORLD_PY" "$WORLD_HERE/world_dns.py" query "$@"
 }
 
+world_dns_batch() {
+	_qns=$1
+	shift
+	ip netns exec "$_qns" "$WORLD_PY" "$WORLD_HERE/world_dns.py" batch "$@"
+}
+
 world_dns_seen() {
 	awk -v n="$1" -v t="${2:-}" '
 		$1 == "query" && $4 == n && (t == "" || $5 == t) { f = 1 }
@@ -304,17 +312,30 @@ world__killns() {
 	done
 }
 
+# world__ours PID: PID is still a child of this shell ($$ is the main
+# shell's pid even in the trap's subshell), so a recycled pid is never hit.
+world__ours() {
+	read -r _l 2>/dev/null <"/proc/$1/stat" || return 1
+	_l=${_l##*) }
+	_l=${_l#* }
+	[ "${_l%% *}" = "$$" ]
+}
+
 world_down() {
 	[ -n "$WORLD_NS" ] || return 0
 	# Recorded pids first: one may not have entered its namespace yet.
+	_mine=""
 	for _pid in $WORLD_PIDS; do
+		world__ours "$_pid" && _mine="$_mine $_pid"
+	done
+	for _pid in $_mine; do
 		kill -TERM "$_pid" 2>/dev/null
 	done
 	for _ns in $PROXY_NS $WORLD_NS; do
 		world__killns "$_ns"
 	done
-	for _pid in $WORLD_PIDS; do
-		kill -KILL "$_pid" 2>/dev/null
+	for _pid in $_mine; do
+		world__ours "$_pid" && kill -KILL "$_pid" 2>/dev/null
 		# Reaps our own children (no zombies); a no-op in the trap's
 		# subshell, where they are not children.
 		wait "$_pid" 2>/dev/null
@@ -388,10 +409,11 @@ world__net() {
 	    world__try ip -n "$PROXY_NS" -batch "$WORLD_DIR/ip-proxy.batch"
 }
 
-# world__tls_start: the test CA and the untrusted CA, then one key+cert per
-# origin, in parallel and inside the world namespace so that world_down
-# kills any still running (nothing may write into $T_DIR after it is gone).
-# world__tls_wait collects them.
+# world__tls_start: the test CA and the untrusted CA; world__tls_leaves:
+# one key+cert per origin once they exist. Both start openssl runs in the
+# background, in parallel with the rest of world_up, and inside the world
+# namespace so that world_down kills any still running (nothing may write
+# into $T_DIR after it is gone). world__tls_wait collects them.
 world__tls_start() {
 	_t=$WORLD_DIR/tls
 	mkdir -p "$_t" || return 1
@@ -419,6 +441,10 @@ world__tls_start() {
 		world__tls_bg "$_ca" -extensions ca_ext \
 		    -subj "/O=egressd tests/CN=egressd $_ca $T_ID"
 	done
+}
+
+world__tls_leaves() {
+	_t=$WORLD_DIR/tls
 	world__tls_wait || return 1
 	# "read" in the current shell (here-document, not a pipe), so the
 	# pids land in WORLD_TLS_PIDS.
@@ -749,6 +775,7 @@ world_up() {
 	world__net || return 1
 	world__tls_start || return 1
 	world__content || return 1
+	world__tls_leaves || return 1
 	world__zone || return 1
 	world__nginx_conf || return 1
 	world__tls_wait || return 1

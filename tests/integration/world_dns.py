@@ -37,7 +37,12 @@
 # Log: one line per query, written and flushed BEFORE the reply is sent, so
 # a test that got an answer can grep the log without racing:
 #   query PROTO CLIENT QNAME QTYPE RESULT [TYPE=DATA ...]
-# QNAME is lowercased with non-LDH bytes escaped as \DDD (RFC 1035 §5.1).
+# QNAME is lowercased with non-LDH bytes escaped as \DDD (RFC 1035 §5.1);
+# RESULT is an rcode (NOERROR+TC when truncated) or DROP, GARBAGE, BADID.
+# Unparseable queries log "- -" for name and type and FORMERR with a reason,
+# SHORT len=N when even the header is incomplete, IGNORED-RESPONSE for a
+# message with QR set (neither gets a reply). Other lines:
+# "ready ...", "reload gen=N records=M", "reload-failed ...", "error ...".
 
 import argparse
 import os
@@ -51,7 +56,6 @@ TYPES = {1: "A", 5: "CNAME", 28: "AAAA", 41: "OPT", 255: "ANY"}
 TYPE_NUM = {v: k for k, v in TYPES.items()}
 RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN",
           4: "NOTIMP", 5: "REFUSED"}
-RCODE_NUM = {v: k for k, v in RCODES.items()}
 BEHAVIORS = ("DROP", "SERVFAIL", "REFUSED", "GARBAGE", "BADID")
 MAX_CNAME_CHAIN = 8
 UDP_PLAIN_MAX = 512  # RFC 1035 §4.2.1, without EDNS

@@ -723,9 +723,10 @@ parse_content_length(const uint8_t *buf, const struct http_header *h,
 	if (n == 0 || (p[0] == '0' && n > 1))
 		return fail(err_off, h->value.off, HTTP_ERR_BAD_CONTENT_LENGTH);
 	for (i = 0; i < n; i++) {
-		if (!is_digit(p[i]) || *v > HTTP_CONTENT_LENGTH_MAX / 10)
+		if (!is_digit(p[i]))
 			return fail(err_off, h->value.off + i,
 			    HTTP_ERR_BAD_CONTENT_LENGTH);
+		/* *v <= 2^53 here, so this cannot overflow 64 bits. */
 		*v = *v * 10 + (uint64_t)(p[i] - '0');
 		if (*v > HTTP_CONTENT_LENGTH_MAX)
 			return fail(err_off, h->value.off + i,

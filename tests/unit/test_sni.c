@@ -1196,8 +1196,8 @@ run_case(const struct tcase *tc)
 	check_expectations(tc, &whole, in.len, hello_end);
 
 	/* A final result is sticky: a later call repeats it and reads
-	 * neither the input (here: the guard page itself, any read faults)
-	 * nor the scratch (overwritten; a re-parse would answer differently). */
+	 * neither the input (here: the guard page itself, where any read
+	 * faults) nor the scratch (overwritten: a re-parse would differ). */
 	memset(scratch, 0xff, slen);
 	feed(&r, in_guard.base + in_guard.size - (size_t)sysconf(_SC_PAGESIZE),
 	    in.len, &o);

@@ -52,12 +52,12 @@
 #define SO_PEERPIDFD 77 /* asm-generic value (x86, arm64), Linux 6.5 */
 #endif
 
-#define IDENTITY_MRU_LEN	8
-#define IDENTITY_CAND_FD_MAX	4096 /* candidates whose fd dir stays open */
-#define IDENTITY_PROBATION_MAX	64
-#define IDENTITY_PROBATION_MS	2000
-#define IDENTITY_FULL_SCAN_MS	1000
-#define IDENTITY_NL_RECV_TRIES	4
+#define IDENTITY_MRU_LEN       8
+#define IDENTITY_CAND_FD_MAX   4096 /* candidates whose fd dir stays open */
+#define IDENTITY_PROBATION_MAX 64
+#define IDENTITY_PROBATION_MS  2000
+#define IDENTITY_FULL_SCAN_MS  1000
+#define IDENTITY_NL_RECV_TRIES 4
 
 /* A process of the sandbox, sorted by pid. */
 struct cand {
@@ -96,15 +96,15 @@ struct pfiles {
 
 struct identity_ctx {
 	struct nl_sock *nl;
-	int proc_fd;	/* /proc: openat base and readdir */
-	int stat_fd;	/* /proc/stat: fork counter */
+	int proc_fd;    /* /proc: openat base and readdir */
+	int stat_fd;    /* /proc/stat: fork counter */
 	int loadavg_fd; /* /proc/loadavg: last allocated pid */
 	uint64_t ns_dev, ns_ino;
 	long clk_tck;
 	bool have_pidfd;
-	long tgid_off; /* /proc readdir offset of pid 0; -1: cannot seek */
-	pid_t last_pid;	   /* last allocated pid at the last refresh */
-	uint64_t forks;	   /* kernel fork counter ... */
+	long tgid_off;     /* /proc readdir offset of pid 0; -1: cannot seek */
+	pid_t last_pid;    /* last allocated pid at the last refresh */
+	uint64_t forks;    /* kernel fork counter ... */
 	uint64_t forks_ms; /* ... read at this time */
 	pid_t pid_max;
 	uint64_t nr_tasks;
@@ -255,8 +255,8 @@ parse_u64(const char **pp, const char *end, uint64_t *out)
 }
 
 bool
-identity_parse_stat(const char *buf, size_t len, pid_t *ppid,
-    uint64_t *start_time)
+identity_parse_stat(
+    const char *buf, size_t len, pid_t *ppid, uint64_t *start_time)
 {
 	const char *end = buf + len, *p = NULL;
 	uint64_t v;
@@ -395,22 +395,22 @@ static const struct {
 } identity_errs[IDENTITY_ERR__COUNT] = {
     [IDENTITY_OK] = {"identity_ok", "caller identified"},
     [IDENTITY_ERR_INVALID] = {"identity_invalid",
-	"invalid lookup arguments (address families differ or are not IP)"},
+        "invalid lookup arguments (address families differ or are not IP)"},
     [IDENTITY_ERR_NETLINK] = {"identity_netlink",
-	"the sock_diag netlink request failed"},
+        "the sock_diag netlink request failed"},
     [IDENTITY_ERR_NO_SOCKET] = {"identity_no_socket",
-	"no such TCP connection in the sandbox network namespace"},
+        "no such TCP connection in the sandbox network namespace"},
     [IDENTITY_ERR_NO_OWNER] = {"identity_no_owner",
-	"no process holds the connection (the caller exited or closed it)"},
+        "no process holds the connection (the caller exited or closed it)"},
     [IDENTITY_ERR_UNREADABLE] = {"identity_unreadable",
-	"a process that may hold the connection cannot be inspected in /proc"},
+        "a process that may hold the connection cannot be inspected in /proc"},
     [IDENTITY_ERR_PID_REUSED] = {"identity_pid_reused",
-	"the calling process exited, exec'd or gave up the connection during "
-	"the lookup"},
+        "the calling process exited, exec'd or gave up the connection during "
+        "the lookup"},
     [IDENTITY_ERR_AMBIGUOUS] = {"identity_ambiguous",
-	"processes running different executables hold the connection"},
+        "processes running different executables hold the connection"},
     [IDENTITY_ERR_PROC] = {"identity_proc",
-	"reading /proc failed unexpectedly"},
+        "reading /proc failed unexpectedly"},
 };
 
 const char *
@@ -511,8 +511,8 @@ cand_add(struct identity_ctx *ctx, pid_t pid, int fd_dir)
 
 		pid_path(p, sizeof(p), pid, "/fd");
 		/* EACCES leaves -1: the scan retries and reports it. */
-		fd_dir = openat(ctx->proc_fd, p,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd_dir =
+		    openat(ctx->proc_fd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (fd_dir >= 0)
 		ctx->ncand_fds++;
@@ -558,7 +558,7 @@ static bool
 ns_match(const struct identity_ctx *ctx, const struct stat *st)
 {
 	return (uint64_t)st->st_dev == ctx->ns_dev &&
-	    (uint64_t)st->st_ino == ctx->ns_ino;
+	       (uint64_t)st->st_ino == ctx->ns_ino;
 }
 
 /* Re-checks young outsiders; returns how many joined the namespace. */
@@ -581,7 +581,7 @@ probation_recheck(struct identity_ctx *ctx)
 				promoted++;
 			probation_drop(ctx, i);
 		} else if (errno == ENOENT || errno == ESRCH ||
-		    now >= pr->until_ms) {
+		           now >= pr->until_ms) {
 			probation_drop(ctx, i);
 		} else {
 			i++;
@@ -631,7 +631,8 @@ classify_new(struct identity_ctx *ctx, pid_t pid)
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
-	uint64_t now_ticks = (uint64_t)ts.tv_sec * (uint64_t)ctx->clk_tck +
+	uint64_t now_ticks =
+	    (uint64_t)ts.tv_sec * (uint64_t)ctx->clk_tck +
 	    (uint64_t)ts.tv_nsec / (1000000000u / (uint64_t)ctx->clk_tck);
 	if (now_ticks >= start)
 		probation_add(ctx, pid,
@@ -642,8 +643,8 @@ classify_new(struct identity_ctx *ctx, pid_t pid)
 static bool
 read_forks(struct identity_ctx *ctx, uint64_t *forks)
 {
-	ssize_t n = pread_small(ctx->stat_fd, ctx->statbuf,
-	    sizeof(ctx->statbuf));
+	ssize_t n =
+	    pread_small(ctx->stat_fd, ctx->statbuf, sizeof(ctx->statbuf));
 	const char *p;
 
 	if (n <= 0)
@@ -738,8 +739,8 @@ proc_list(struct identity_ctx *ctx, pid_t lo, pid_t hi, enum list_act act)
 	for (;;) {
 		long prev_off = -1;
 
-		n = getdents64(ctx->proc_fd, ctx->dents_proc,
-		    sizeof(ctx->dents_proc));
+		n = getdents64(
+		    ctx->proc_fd, ctx->dents_proc, sizeof(ctx->dents_proc));
 		if (n < 0)
 			return false;
 		if (n == 0)
@@ -794,8 +795,8 @@ check_seek(struct identity_ctx *ctx)
 	if (ctx->tgid_off < 0)
 		return;
 	if (lseek(ctx->proc_fd, ctx->tgid_off + self, SEEK_SET) < 0 ||
-	    getdents64(ctx->proc_fd, ctx->dents_proc,
-		sizeof(ctx->dents_proc)) <= 0 ||
+	    getdents64(
+	        ctx->proc_fd, ctx->dents_proc, sizeof(ctx->dents_proc)) <= 0 ||
 	    !parse_uint_name(d->d_name, INT32_MAX, &pid) || pid != self)
 		ctx->tgid_off = -1;
 }
@@ -835,8 +836,8 @@ static uint64_t
 pid_cycle(const struct identity_ctx *ctx)
 {
 	uint64_t free_pids = (uint64_t)ctx->pid_max > 300 + ctx->nr_tasks
-	    ? (uint64_t)ctx->pid_max - 300 - ctx->nr_tasks
-	    : 1;
+	                         ? (uint64_t)ctx->pid_max - 300 - ctx->nr_tasks
+	                         : 1;
 
 	return free_pids / 2 > 0 ? free_pids / 2 : 1;
 }
@@ -875,9 +876,9 @@ refresh_incremental(struct identity_ctx *ctx)
 	if (last > ctx->last_pid) {
 		ok = proc_list(ctx, ctx->last_pid + 1, last, LIST_CLASSIFY);
 	} else {
-		ok = proc_list(ctx, ctx->last_pid + 1, INT32_MAX,
-			 LIST_CLASSIFY) &&
-		    proc_list(ctx, 1, last, LIST_CLASSIFY);
+		ok = proc_list(
+		         ctx, ctx->last_pid + 1, INT32_MAX, LIST_CLASSIFY) &&
+		     proc_list(ctx, 1, last, LIST_CLASSIFY);
 	}
 	if (!ok)
 		return false;
@@ -906,12 +907,12 @@ scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
 	if (lseek(fd_dir, 0, SEEK_SET) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = getdents64(fd_dir, ctx->dents_fd,
-		    sizeof(ctx->dents_fd));
+		ssize_t n =
+		    getdents64(fd_dir, ctx->dents_fd, sizeof(ctx->dents_fd));
 
 		if (n < 0)
 			return errno == EACCES || errno == EPERM ? -EACCES
-								 : -ENOENT;
+			                                         : -ENOENT;
 		if (n == 0)
 			return 0;
 		for (ssize_t o = 0; o < n;) {
@@ -977,10 +978,10 @@ scan_candidates(struct identity_ctx *ctx)
 			pid_path(p, sizeof(p), c->pid, "/fd");
 			fdd = openat(ctx->proc_fd, p,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			r = fdd < 0 ? (errno == EACCES || errno == EPERM
-					      ? -EACCES
-					      : -ENOENT)
-				    : scan_fd_dir(ctx, fdd, &fdnum);
+			r = fdd < 0
+			        ? (errno == EACCES || errno == EPERM ? -EACCES
+			                                             : -ENOENT)
+			        : scan_fd_dir(ctx, fdd, &fdnum);
 			if (fdd >= 0)
 				close(fdd);
 		} else {
@@ -1093,8 +1094,8 @@ proc_errno(int e)
 }
 
 static bool
-join_path(char *out, size_t outlen, const char *dir, const char *rel,
-    size_t rellen)
+join_path(
+    char *out, size_t outlen, const char *dir, const char *rel, size_t rellen)
 {
 	size_t dl = strlen(dir);
 
@@ -1320,8 +1321,8 @@ identity_clear(struct identity *out)
  * without an fd, the start time through the pinned stat fd decides.
  */
 static bool
-still_same(struct identity_ctx *ctx, struct pfiles *f, uint64_t start,
-    int fdnum)
+still_same(
+    struct identity_ctx *ctx, struct pfiles *f, uint64_t start, int fdnum)
 {
 	if (fdnum >= 0) {
 		char p[24], link[64];
@@ -1343,7 +1344,7 @@ still_same(struct identity_ctx *ctx, struct pfiles *f, uint64_t start,
 	uint64_t st2;
 
 	return n > 0 && identity_parse_stat(ctx->rbuf, (size_t)n, &pp, &st2) &&
-	    st2 == start;
+	       st2 == start;
 }
 
 /*
@@ -1389,8 +1390,8 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		r = (int)n;
 		goto fail_errno;
 	}
-	if (!identity_parse_stat(ctx->rbuf, (size_t)n, &out->ppid,
-		&out->start_time)) {
+	if (!identity_parse_stat(
+	        ctx->rbuf, (size_t)n, &out->ppid, &out->start_time)) {
 		r = -EINVAL;
 		goto fail_errno;
 	}
@@ -1402,8 +1403,8 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		r = (int)n;
 		goto fail_errno;
 	}
-	if (!identity_parse_status(ctx->rbuf, (size_t)n, &out->uid,
-		&out->euid, &out->gid, &out->egid)) {
+	if (!identity_parse_status(ctx->rbuf, (size_t)n, &out->uid, &out->euid,
+	        &out->gid, &out->egid)) {
 		r = -EINVAL;
 		goto fail_errno;
 	}
@@ -1413,9 +1414,9 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		goto fail_errno;
 	}
 	if (!identity_format_cmdline(ctx->raw_cmdline,
-		(size_t)n < IDENTITY_CMDLINE_MAX ? (size_t)n
-						 : IDENTITY_CMDLINE_MAX,
-		out->cmdline, sizeof(out->cmdline)) ||
+	        (size_t)n < IDENTITY_CMDLINE_MAX ? (size_t)n
+	                                         : IDENTITY_CMDLINE_MAX,
+	        out->cmdline, sizeof(out->cmdline)) ||
 	    (size_t)n > IDENTITY_CMDLINE_MAX)
 		out->cmdline_truncated = true;
 	a0 = strnlen(ctx->raw_cmdline, (size_t)n);
@@ -1567,7 +1568,7 @@ same_exe(const char *a, bool adel, const struct identity_file *af,
     const char *b, bool bdel, const struct identity_file *bf)
 {
 	return adel == bdel && af->dev == bf->dev && af->ino == bf->ino &&
-	    strcmp(a, b) == 0;
+	       strcmp(a, b) == 0;
 }
 
 /*
@@ -1630,14 +1631,14 @@ resolve_holders(struct identity_ctx *ctx, struct identity *out)
 		}
 		out->nholders++;
 		if (!same_exe(exe, deleted, &file, out->exe, out->deleted,
-			&out->exe_file))
+		        &out->exe_file))
 			differ = true;
 		for (unsigned h = 0; h < out->nlisted && !listed; h++) {
 			struct identity_holder *hd = &out->holders[h];
 
 			if (same_exe(exe, deleted, &file,
-				out->holder_buf + hd->exe_off, hd->deleted,
-				&files[h])) {
+			        out->holder_buf + hd->exe_off, hd->deleted,
+			        &files[h])) {
 				hd->count++;
 				listed = true;
 			}
@@ -1656,9 +1657,9 @@ resolve_holders(struct identity_ctx *ctx, struct identity *out)
 		files[out->nlisted] = file;
 		out->holders[out->nlisted++] =
 		    (struct identity_holder){.pid = ctx->found[i].pid,
-			.count = 1,
-			.exe_off = (uint16_t)off,
-			.deleted = deleted};
+		        .count = 1,
+		        .exe_off = (uint16_t)off,
+		        .deleted = deleted};
 	}
 	fill_ancestors(ctx, out);
 	return differ ? IDENTITY_ERR_AMBIGUOUS : IDENTITY_OK;
@@ -1670,7 +1671,7 @@ resolve_holders(struct identity_ctx *ctx, struct identity *out)
 struct tuple {
 	int family;
 	uint32_t src[4], dst[4]; /* network order */
-	uint16_t sport, dport;	 /* network order */
+	uint16_t sport, dport;   /* network order */
 	uint32_t ifindex;
 };
 
@@ -1711,8 +1712,8 @@ norm_addr(const struct sockaddr *sa, int *family, uint32_t addr[4],
 static void
 diag_addr(int family, const uint32_t in[4], int *fam_out, uint32_t out[4])
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
-	    0xff};
+	static const uint8_t mapped[12] = {
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	memset(out, 0, 16);
 	if (family == AF_INET6 && memcmp(in, mapped, 12) == 0) {
@@ -1736,8 +1737,8 @@ diag_reply_matches(const struct inet_diag_msg *m, const struct tuple *t)
 	diag_addr(m->idiag_family, m->id.idiag_src, &fs, src);
 	diag_addr(m->idiag_family, m->id.idiag_dst, &fd, dst);
 	return fs == t->family && fd == t->family &&
-	    m->id.idiag_sport == t->sport && m->id.idiag_dport == t->dport &&
-	    memcmp(src, t->src, 16) == 0 && memcmp(dst, t->dst, 16) == 0;
+	       m->id.idiag_sport == t->sport && m->id.idiag_dport == t->dport &&
+	       memcmp(src, t->src, 16) == 0 && memcmp(dst, t->dst, 16) == 0;
 }
 
 /*
@@ -1746,8 +1747,8 @@ diag_reply_matches(const struct inet_diag_msg *m, const struct tuple *t)
  * NLM_F_DUMP: the kernel answers from its hash tables (inet_diag_find_one).
  */
 static enum identity_err
-diag_lookup(struct identity_ctx *ctx, const struct tuple *t,
-    struct identity *out)
+diag_lookup(
+    struct identity_ctx *ctx, const struct tuple *t, struct identity *out)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -1781,8 +1782,8 @@ diag_lookup(struct identity_ctx *ctx, const struct tuple *t,
 	 * already queued, never wait for it. Older replies (a previous
 	 * lookup that failed half-way) are skipped by sequence number. */
 	for (int tries = 0; tries < IDENTITY_NL_RECV_TRIES; tries++) {
-		ssize_t n = recv(fd, ctx->nlbuf, sizeof(ctx->nlbuf),
-		    MSG_DONTWAIT);
+		ssize_t n =
+		    recv(fd, ctx->nlbuf, sizeof(ctx->nlbuf), MSG_DONTWAIT);
 		struct nlmsghdr *h = (struct nlmsghdr *)(void *)ctx->nlbuf;
 		int rem;
 
@@ -1810,7 +1811,7 @@ diag_lookup(struct identity_ctx *ctx, const struct tuple *t,
 			}
 			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
 			    nlmsg_datalen(h) <
-				(int)sizeof(struct inet_diag_msg)) {
+			        (int)sizeof(struct inet_diag_msg)) {
 				out->err_errno = EPROTO;
 				return IDENTITY_ERR_NETLINK;
 			}
@@ -1949,7 +1950,7 @@ process_gone(struct identity_ctx *ctx, pid_t pid)
 		return n == -ENOENT || n == -ESRCH;
 	rp = memrchr(ctx->rbuf, ')', (size_t)n);
 	return rp != NULL && ctx->rbuf + n - rp >= 3 &&
-	    (rp[2] == 'Z' || rp[2] == 'X');
+	       (rp[2] == 'Z' || rp[2] == 'X');
 }
 
 enum identity_err
@@ -2062,7 +2063,8 @@ diag_socket(int netns_fd, char *err, size_t errlen, bool *stranded)
 		/* setns() moves only this thread: remember this thread's. */
 		orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 		if (orig < 0) {
-			snprintf(err, errlen, "open /proc/thread-self/ns/net: %s",
+			snprintf(err, errlen,
+			    "open /proc/thread-self/ns/net: %s",
 			    strerror(errno));
 			return NULL;
 		}

@@ -23,22 +23,22 @@
  */
 enum identity_err {
 	IDENTITY_OK = 0,
-	IDENTITY_ERR_INVALID,	 /* bad arguments (address families, pid) */
-	IDENTITY_ERR_NETLINK,	 /* sock_diag request failed */
-	IDENTITY_ERR_NO_SOCKET,	 /* no such TCP socket in the sandbox netns */
-	IDENTITY_ERR_NO_OWNER,	 /* socket (or pid) found, no process holds it */
+	IDENTITY_ERR_INVALID,   /* bad arguments (address families, pid) */
+	IDENTITY_ERR_NETLINK,   /* sock_diag request failed */
+	IDENTITY_ERR_NO_SOCKET, /* no such TCP socket in the sandbox netns */
+	IDENTITY_ERR_NO_OWNER,  /* socket (or pid) found, no process holds it */
 	IDENTITY_ERR_UNREADABLE, /* a possible owner's /proc entry is unreadable */
 	IDENTITY_ERR_PID_REUSED, /* a process exited, exec'd or let go mid-way */
-	IDENTITY_ERR_AMBIGUOUS,	 /* holders run different executables */
-	IDENTITY_ERR_PROC,	 /* unexpected /proc failure (format, EMFILE) */
+	IDENTITY_ERR_AMBIGUOUS,  /* holders run different executables */
+	IDENTITY_ERR_PROC,       /* unexpected /proc failure (format, EMFILE) */
 	IDENTITY_ERR__COUNT
 };
 
-#define IDENTITY_CMDLINE_MAX	  1024 /* escaped cmdline, NUL included */
-#define IDENTITY_ANCESTORS_MAX	  8
+#define IDENTITY_CMDLINE_MAX      1024 /* escaped cmdline, NUL included */
+#define IDENTITY_ANCESTORS_MAX    8
 #define IDENTITY_ANCESTOR_BUF_LEN 2048 /* packed ancestor exe paths */
-#define IDENTITY_HOLDERS_MAX	  4    /* distinct executables listed */
-#define IDENTITY_HOLDER_BUF_LEN	  2048 /* packed holder exe paths */
+#define IDENTITY_HOLDERS_MAX      4    /* distinct executables listed */
+#define IDENTITY_HOLDER_BUF_LEN   2048 /* packed holder exe paths */
 
 /*
  * What stat(2) says about the running executable through /proc/PID/exe,
@@ -64,7 +64,7 @@ struct identity_ancestor {
 
 /* One distinct executable among the socket's holders. */
 struct identity_holder {
-	pid_t pid;	/* lowest pid running it */
+	pid_t pid;      /* lowest pid running it */
 	unsigned count; /* holders running it */
 	uint16_t exe_off;
 	bool deleted;
@@ -83,18 +83,19 @@ struct identity {
 	gid_t gid, egid;
 	uint64_t start_time; /* /proc/PID/stat field 22, clock ticks */
 	uint64_t sock_ino;   /* 0 from identity_from_pid() */
-	uid_t sock_uid;	     /* socket owner per sock_diag; -1 from _from_pid */
+	uid_t sock_uid;      /* socket owner per sock_diag; -1 from _from_pid */
 	unsigned nholders;   /* processes holding the socket, all of them */
-	bool deleted;	     /* exe's path no longer names the running file */
-	bool argv0_mismatch; /* argv[0] is a path that is not the running file */
+	bool deleted;        /* exe's path no longer names the running file */
+	bool
+	    argv0_mismatch; /* argv[0] is a path that is not the running file */
 	bool cmdline_truncated;
 	bool ancestors_truncated; /* more ancestors than listed */
-	bool holders_truncated;	  /* more distinct exes than listed */
+	bool holders_truncated;   /* more distinct exes than listed */
 	struct identity_file exe_file;
-	char exe[PATH_MAX];	   /* kernel-resolved, " (deleted)" stripped */
+	char exe[PATH_MAX];        /* kernel-resolved, " (deleted)" stripped */
 	char invoked_as[PATH_MAX]; /* argv[0] naming exe another way, or "" */
 	char cmdline[IDENTITY_CMDLINE_MAX]; /* NUL -> ' ', others \xHH, \\ */
-	unsigned nancestors;		    /* parent first */
+	unsigned nancestors;                /* parent first */
 	struct identity_ancestor ancestors[IDENTITY_ANCESTORS_MAX];
 	char ancestor_buf[IDENTITY_ANCESTOR_BUF_LEN];
 	unsigned nlisted; /* distinct executables listed in holders[] */
@@ -108,7 +109,7 @@ static inline const char *
 identity_ancestor_exe(const struct identity *id, unsigned i)
 {
 	return i < id->nancestors ? id->ancestor_buf + id->ancestors[i].exe_off
-				  : NULL;
+	                          : NULL;
 }
 
 static inline const char *
@@ -119,19 +120,19 @@ identity_holder_exe(const struct identity *id, unsigned i)
 
 /* Counters for the metrics endpoint; all monotonic except candidates. */
 struct identity_stats {
-	uint64_t lookups;	     /* identity_lookup + identity_from_* calls */
+	uint64_t lookups; /* identity_lookup + identity_from_* calls */
 	uint64_t ok;
 	uint64_t errors[IDENTITY_ERR__COUNT];
-	uint64_t fast_hits;	     /* owner found among cached candidates */
-	uint64_t mru_hits;	     /* ... and it was a recent caller */
-	uint64_t refreshes;	     /* incremental refreshes that listed pids */
-	uint64_t refresh_pids;	     /* new pids classified by them */
-	uint64_t full_refreshes;     /* complete /proc listings (start, wrap) */
-	uint64_t full_scans;	     /* whole-host fd scans (last resort) */
+	uint64_t fast_hits;      /* owner found among cached candidates */
+	uint64_t mru_hits;       /* ... and it was a recent caller */
+	uint64_t refreshes;      /* incremental refreshes that listed pids */
+	uint64_t refresh_pids;   /* new pids classified by them */
+	uint64_t full_refreshes; /* complete /proc listings (start, wrap) */
+	uint64_t full_scans;     /* whole-host fd scans (last resort) */
 	uint64_t full_scans_skipped; /* ... refused by the rate limit */
 	uint64_t holders_vanished;   /* secondary holders gone mid-lookup */
-	uint64_t unclassified;	     /* new pids whose netns we may not read */
-	uint64_t candidates;	     /* gauge: processes in the cache */
+	uint64_t unclassified;       /* new pids whose netns we may not read */
+	uint64_t candidates;         /* gauge: processes in the cache */
 	uint64_t lookup_ns_total;    /* time spent in identity_lookup */
 	uint64_t lookup_ns_max;
 };
@@ -179,16 +180,16 @@ enum identity_err identity_lookup(struct identity_ctx *ctx,
  * pid from SO_PEERCRED. The pid is read as of now; prefer
  * identity_from_unix_peer(), which is immune to pid reuse before the call.
  */
-enum identity_err identity_from_pid(struct identity_ctx *ctx, pid_t pid,
-    struct identity *out);
+enum identity_err identity_from_pid(
+    struct identity_ctx *ctx, pid_t pid, struct identity *out);
 
 /*
  * The peer of a connected AF_UNIX socket, through SO_PEERPIDFD (Linux 6.5)
  * so that the process is the one that connected; falls back to SO_PEERCRED.
  * NO_OWNER when the peer already exited.
  */
-enum identity_err identity_from_unix_peer(struct identity_ctx *ctx, int fd,
-    struct identity *out);
+enum identity_err identity_from_unix_peer(
+    struct identity_ctx *ctx, int fd, struct identity *out);
 
 /*
  * Refreshes the candidate cache now: incrementally, or (full) re-examining
@@ -206,10 +207,11 @@ bool identity_refresh(struct identity_ctx *ctx, bool full);
  * process and blocks the caller, so an attacker-triggerable scan is a
  * denial of service unless rate limited.
  */
-void identity_set_full_scan_interval(struct identity_ctx *ctx, long interval_ms);
+void identity_set_full_scan_interval(
+    struct identity_ctx *ctx, long interval_ms);
 
-void identity_stats_get(const struct identity_ctx *ctx,
-    struct identity_stats *out);
+void identity_stats_get(
+    const struct identity_ctx *ctx, struct identity_stats *out);
 
 /* Stable lowercase name ("identity_no_socket") and an English sentence. */
 const char *identity_err_code(enum identity_err e);
@@ -222,17 +224,17 @@ const char *identity_strerror(enum identity_err e);
  * identity_parse_stat: /proc/PID/stat -> ppid (field 4) and start time
  * (field 22); the comm field may hold any byte, ')' and spaces included.
  */
-bool identity_parse_stat(const char *buf, size_t len, pid_t *ppid,
-    uint64_t *start_time);
+bool identity_parse_stat(
+    const char *buf, size_t len, pid_t *ppid, uint64_t *start_time);
 /* /proc/PID/status -> real and effective uid and gid (Uid:, Gid: lines). */
-bool identity_parse_status(const char *buf, size_t len, uid_t *uid,
-    uid_t *euid, gid_t *gid, gid_t *egid);
+bool identity_parse_status(const char *buf, size_t len, uid_t *uid, uid_t *euid,
+    gid_t *gid, gid_t *egid);
 /*
  * /proc/PID/cmdline (raw, NUL-separated) -> one printable line in out
  * (outlen >= 1): separators become spaces, '\' becomes "\\", bytes outside
  * 0x20..0x7e become \xHH. Returns false when the output was cut short.
  */
-bool identity_format_cmdline(const char *raw, size_t len, char *out,
-    size_t outlen);
+bool identity_format_cmdline(
+    const char *raw, size_t len, char *out, size_t outlen);
 
 #endif

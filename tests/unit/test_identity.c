@@ -33,8 +33,8 @@
 #include "tap.h"
 
 /* Far above anything the test opens (the contexts keep fds open). */
-#define READY_FD 900
-#define CTL_FD	 901
+#define READY_FD   900
+#define CTL_FD     901
 #define TIMEOUT_MS 10000
 
 static char self_exe[PATH_MAX]; /* realpath of this binary */
@@ -191,8 +191,8 @@ kid_fork(struct kids *k)
 
 /* In a child: exec path (argv0 as given) in hold mode with fd 'keep'. */
 static void
-kid_exec_hold(struct kids *k, const char *path, const char *argv0,
-    char *const *extra)
+kid_exec_hold(
+    struct kids *k, const char *path, const char *argv0, char *const *extra)
 {
 	char *argv[16];
 	int n = 0;
@@ -240,8 +240,7 @@ struct listener {
 
 /* Creates a listener inside ns (the socket keeps its namespace). */
 static bool
-listen_in(int ns, int family, const char *ip, bool v6only,
-    struct listener *l)
+listen_in(int ns, int family, const char *ip, bool v6only, struct listener *l)
 {
 	int one = 1, v6o = v6only ? 1 : 0;
 	bool ok = false;
@@ -446,24 +445,25 @@ struct stat_case {
 	uint64_t start;
 };
 
-#define STAT_TAIL                                                              \
-	" 0 0 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 12345 67 "   \
+#define STAT_TAIL \
+	" 0 0 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 12345 67 " \
 	"18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
 
 static const struct stat_case stat_cases[] = {
     {"plain", "1234 (bash) S 1200" STAT_TAIL, true, 1200, 987654},
     {"comm with paren and spaces", "1234 (a) b (c) S 42" STAT_TAIL, true, 42,
-	987654},
+        987654},
     {"comm that looks like fields", "1 () 1 2 3 4 5) R 7" STAT_TAIL, true, 7,
-	987654},
+        987654},
     {"comm with newline", "9 (x\ny) S 8" STAT_TAIL, true, 8, 987654},
     {"ppid zero", "1 (init) S 0" STAT_TAIL, true, 0, 987654},
-    {"negative tpgid ok", "5 (t) S 4 5 5 0 -1 4194560 1 0 0 0 1 2 0 0 20 0 1 "
-			  "0 77 1 2\n",
-	true, 4, 77},
+    {"negative tpgid ok",
+        "5 (t) S 4 5 5 0 -1 4194560 1 0 0 0 1 2 0 0 20 0 1 "
+        "0 77 1 2\n",
+        true, 4, 77},
     {"no paren", "1234 bash S 1200" STAT_TAIL, false, 0, 0},
-    {"truncated before start", "1234 (bash) S 1200 1 1 0 -1 4194560 1 0",
-	false, 0, 0},
+    {"truncated before start", "1234 (bash) S 1200 1 1 0 -1 4194560 1 0", false,
+        0, 0},
     {"empty", "", false, 0, 0},
     {"only comm", "1 (x)", false, 0, 0},
     {"two-char state", "1 (x) SS 1" STAT_TAIL, false, 0, 0},
@@ -471,9 +471,9 @@ static const struct stat_case stat_cases[] = {
     {"ppid negative", "1 (x) S -2" STAT_TAIL, false, 0, 0},
     {"ppid overflow", "1 (x) S 99999999999" STAT_TAIL, false, 0, 0},
     {"start overflow",
-	"1 (x) S 2 0 0 0 -1 1 1 0 0 0 1 2 0 0 20 0 1 0 "
-	"999999999999999999999 1\n",
-	false, 0, 0},
+        "1 (x) S 2 0 0 0 -1 1 1 0 0 0 1 2 0 0 20 0 1 0 "
+        "999999999999999999999 1\n",
+        false, 0, 0},
     {"double space", "1 (x) S 2  0" STAT_TAIL, false, 0, 0},
 };
 
@@ -494,10 +494,10 @@ test_parse_stat(void)
 		tap_ok(ok == c->ok, "parse_stat %s: %s", c->name,
 		    c->ok ? "accepted" : "rejected");
 		if (ok && c->ok) {
-			tap_is_int(ppid, c->ppid, "parse_stat %s: ppid",
-			    c->name);
-			tap_is_int(st, c->start, "parse_stat %s: start",
-			    c->name);
+			tap_is_int(
+			    ppid, c->ppid, "parse_stat %s: ppid", c->name);
+			tap_is_int(
+			    st, c->start, "parse_stat %s: start", c->name);
 		}
 		/* Every prefix is either rejected or (when it ends inside
 		 * the last number) a different value, never a crash. */
@@ -517,28 +517,29 @@ struct status_case {
 };
 
 static const struct status_case status_cases[] = {
-    {"real", "Name:\tcat\nUmask:\t0022\nState:\tR (running)\nTgid:\t5\n"
-	     "Uid:\t1000\t1001\t1002\t1003\nGid:\t100\t101\t102\t103\n"
-	     "FDSize:\t64\n",
-	true, 1000, 1001, 100, 101},
-    {"no trailing newline", "Uid:\t0\t0\t0\t0\nGid:\t5\t6\t0\t0", true, 0, 0,
-	5, 6},
-    {"nobody", "Gid:\t65534\t65534\t65534\t65534\nUid:\t65534\t65534\t65534"
-	       "\t65534\n",
-	true, 65534, 65534, 65534, 65534},
-    {"max uid", "Uid:\t4294967294\t4294967295\t0\t0\nGid:\t0\t0\t0\t0\n",
-	true, 4294967294u, 4294967295u, 0, 0},
+    {"real",
+        "Name:\tcat\nUmask:\t0022\nState:\tR (running)\nTgid:\t5\n"
+        "Uid:\t1000\t1001\t1002\t1003\nGid:\t100\t101\t102\t103\n"
+        "FDSize:\t64\n",
+        true, 1000, 1001, 100, 101},
+    {"no trailing newline", "Uid:\t0\t0\t0\t0\nGid:\t5\t6\t0\t0", true, 0, 0, 5,
+        6},
+    {"nobody",
+        "Gid:\t65534\t65534\t65534\t65534\nUid:\t65534\t65534\t65534"
+        "\t65534\n",
+        true, 65534, 65534, 65534, 65534},
+    {"max uid", "Uid:\t4294967294\t4294967295\t0\t0\nGid:\t0\t0\t0\t0\n", true,
+        4294967294u, 4294967295u, 0, 0},
     {"missing gid", "Uid:\t0\t0\t0\t0\n", false, 0, 0, 0, 0},
     {"missing uid", "Gid:\t0\t0\t0\t0\n", false, 0, 0, 0, 0},
     {"duplicate uid", "Uid:\t0\t0\t0\t0\nUid:\t1\t1\t1\t1\nGid:\t0\t0\t0\t0\n",
-	false, 0, 0, 0, 0},
+        false, 0, 0, 0, 0},
     {"one value", "Uid:\t0\nGid:\t0\t0\t0\t0\n", false, 0, 0, 0, 0},
-    {"overflow", "Uid:\t4294967296\t0\t0\t0\nGid:\t0\t0\t0\t0\n", false, 0,
-	0, 0, 0},
-    {"not a number", "Uid:\tx\t0\t0\t0\nGid:\t0\t0\t0\t0\n", false, 0, 0, 0,
-	0},
+    {"overflow", "Uid:\t4294967296\t0\t0\t0\nGid:\t0\t0\t0\t0\n", false, 0, 0,
+        0, 0},
+    {"not a number", "Uid:\tx\t0\t0\t0\nGid:\t0\t0\t0\t0\n", false, 0, 0, 0, 0},
     {"key mid-line ignored", "XUid:\t7\t7\nUid:\t1\t2\t0\t0\nGid:\t3\t4\n",
-	true, 1, 2, 3, 4},
+        true, 1, 2, 3, 4},
     {"empty", "", false, 0, 0, 0, 0},
 };
 
@@ -560,7 +561,7 @@ test_parse_status(void)
 		    c->ok ? "accepted" : "rejected");
 		if (ok && c->ok)
 			tap_ok(u == c->uid && eu == c->euid && gg == c->gid &&
-				eg == c->egid,
+			           eg == c->egid,
 			    "parse_status %s: ids %u %u %u %u", c->name,
 			    (unsigned)u, (unsigned)eu, (unsigned)gg,
 			    (unsigned)eg);
@@ -607,7 +608,8 @@ test_format_cmdline(void)
 
 	for (size_t i = 0; i < sizeof(cmd_cases) / sizeof(cmd_cases[0]); i++) {
 		const struct cmd_case *c = &cmd_cases[i];
-		const char *in = (const char *)tap_guard_copy(&g, c->raw, c->len);
+		const char *in =
+		    (const char *)tap_guard_copy(&g, c->raw, c->len);
 		bool ok;
 
 		memset(out, 'Z', sizeof(out));
@@ -632,8 +634,8 @@ test_err_names(void)
 		tap_ok(strlen(identity_strerror((enum identity_err)e)) > 10,
 		    "err %s has a message", c);
 		for (int f = 0; f < e; f++)
-			if (strcmp(c, identity_err_code((enum identity_err)f)) ==
-			    0)
+			if (strcmp(c,
+			        identity_err_code((enum identity_err)f)) == 0)
 				tap_ok(false, "codes %d and %d collide", e, f);
 	}
 	tap_is_str(identity_err_code(IDENTITY_ERR_NO_SOCKET),
@@ -642,7 +644,7 @@ test_err_names(void)
 	    "identity_ambiguous", "stable name: ambiguous");
 	tap_is_str(identity_err_code(IDENTITY_ERR__COUNT), "identity_unknown",
 	    "out of range code");
-	tap_ok(identity_strerror((enum identity_err)-1) != NULL,
+	tap_ok(identity_strerror((enum identity_err) - 1) != NULL,
 	    "out of range message");
 }
 
@@ -652,7 +654,7 @@ test_err_names(void)
 struct env {
 	struct identity_ctx *ns; /* watching test_ns */
 	struct identity_ctx *host;
-	struct listener l4;	 /* 127.0.0.1 in test_ns */
+	struct listener l4; /* 127.0.0.1 in test_ns */
 };
 
 /* A child in ns that connects to l and holds (no exec). */
@@ -694,7 +696,7 @@ test_basic_v4(struct env *e)
 
 	kids_init(&k);
 	if (!tap_ok(simple_conn(&k, test_ns, &e->l4, AF_INET, &c, &kid),
-		"v4: child connected")) {
+	        "v4: child connected")) {
 		kids_done(&k);
 		return;
 	}
@@ -706,9 +708,10 @@ test_basic_v4(struct env *e)
 	tap_is_int(id.nancestors, 0,
 	    "v4: the test (outside the netns) is not an ancestor");
 	tap_ok(stat(self_exe, &st) == 0 && id.exe_file.dev == st.st_dev &&
-		id.exe_file.ino == st.st_ino && id.exe_file.size == st.st_size &&
-		id.exe_file.nlink == st.st_nlink &&
-		id.exe_file.mtime.tv_sec == st.st_mtim.tv_sec,
+	           id.exe_file.ino == st.st_ino &&
+	           id.exe_file.size == st.st_size &&
+	           id.exe_file.nlink == st.st_nlink &&
+	           id.exe_file.mtime.tv_sec == st.st_mtim.tv_sec,
 	    "v4: exe_file is stat of the binary");
 	tap_is_str(id.invoked_as, "", "v4: no invoked_as (not exec'd)");
 	tap_ok(id.cmdline[0] != '\0', "v4: cmdline: %s", id.cmdline);
@@ -749,10 +752,10 @@ test_v6_and_mapped(struct env *e)
 	} else {
 		kids_init(&k);
 		if (tap_ok(simple_conn(&k, test_ns, &l6, AF_INET6, &c, &kid),
-			"v6: child connected")) {
+		        "v6: child connected")) {
 			r = lookup(e->ns, &c, &id);
-			tap_is_str(identity_err_code(r), "identity_ok",
-			    "v6: lookup");
+			tap_is_str(
+			    identity_err_code(r), "identity_ok", "v6: lookup");
 			check_self(&id, kid, "v6");
 			close(c.fd);
 		}
@@ -762,7 +765,7 @@ test_v6_and_mapped(struct env *e)
 
 	/* v4 client, dual-stack listener: peer is ::ffff:127.0.0.1. */
 	if (!tap_ok(listen_in(test_ns, AF_INET6, "::", false, &ldual),
-		"dual-stack listener")) {
+	        "dual-stack listener")) {
 		return;
 	}
 	struct listener via4 = ldual;
@@ -782,14 +785,14 @@ test_v6_and_mapped(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&ldual, &c) && kids_wait(&k, "R") == kid,
-		"mapped: child connected")) {
+	        "mapped: child connected")) {
 		tap_ok(c.peer.ss_family == AF_INET6 &&
-			IN6_IS_ADDR_V4MAPPED(
-			    &((struct sockaddr_in6 *)&c.peer)->sin6_addr),
+		           IN6_IS_ADDR_V4MAPPED(
+		               &((struct sockaddr_in6 *)&c.peer)->sin6_addr),
 		    "mapped: peer is v4-mapped");
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "mapped: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "mapped: lookup");
 		check_self(&id, kid, "mapped");
 		close(c.fd);
 	}
@@ -812,7 +815,7 @@ test_v6_and_mapped(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") == kid,
-		"v6 socket to v4: connected")) {
+	        "v6 socket to v4: connected")) {
 		tap_is_int(c.peer.ss_family, AF_INET, "v6 socket to v4: peer");
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ok",
@@ -863,10 +866,10 @@ test_exec_paths(struct env *e)
 	/* Exec'd through a symlink: exe is the target, invoked_as the link. */
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, link, link, NULL, NULL, &c, &kid),
-		"symlink: connected")) {
+	        "symlink: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "symlink: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "symlink: lookup");
 		tap_is_int(id.pid, kid, "symlink: pid");
 		tap_is_str(id.exe, self_exe, "symlink: exe is the real path");
 		tap_is_str(id.invoked_as, link, "symlink: invoked_as the link");
@@ -879,11 +882,11 @@ test_exec_paths(struct env *e)
 	/* Relative argv[0], resolved from the process's cwd. */
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, "./git-remote-https",
-		       "./git-remote-https", tmpdir, NULL, &c, &kid),
-		"relative: connected")) {
+	               "./git-remote-https", tmpdir, NULL, &c, &kid),
+	        "relative: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "relative: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "relative: lookup");
 		tap_is_str(id.exe, self_exe, "relative: exe");
 		tap_is_str(id.invoked_as, link,
 		    "relative: invoked_as made absolute from the cwd");
@@ -893,12 +896,12 @@ test_exec_paths(struct env *e)
 
 	/* Exec'd by its real path: nothing to record. */
 	kids_init(&k);
-	if (tap_ok(exec_conn(&k, &e->l4, self_exe, self_exe, NULL, NULL, &c,
-		       &kid),
-		"real path: connected")) {
+	if (tap_ok(
+	        exec_conn(&k, &e->l4, self_exe, self_exe, NULL, NULL, &c, &kid),
+	        "real path: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "real path: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "real path: lookup");
 		tap_is_str(id.invoked_as, "", "real path: no invoked_as");
 		tap_ok(!id.argv0_mismatch, "real path: no mismatch");
 		close(c.fd);
@@ -908,9 +911,9 @@ test_exec_paths(struct env *e)
 	/* Spoofed argv[0] naming another binary: never recorded as
 	 * invoked_as, flagged; exe is the truth. */
 	kids_init(&k);
-	if (tap_ok(exec_conn(&k, &e->l4, self_exe, "/bin/sh", NULL, NULL, &c,
-		       &kid),
-		"spoofed argv0: connected")) {
+	if (tap_ok(exec_conn(
+	               &k, &e->l4, self_exe, "/bin/sh", NULL, NULL, &c, &kid),
+	        "spoofed argv0: connected")) {
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ok",
 		    "spoofed argv0: lookup");
@@ -925,12 +928,11 @@ test_exec_paths(struct env *e)
 
 	/* A bare name (PATH search by the parent): no resolution at all. */
 	kids_init(&k);
-	if (tap_ok(exec_conn(&k, &e->l4, self_exe, "git", NULL, NULL, &c,
-		       &kid),
-		"bare argv0: connected")) {
+	if (tap_ok(exec_conn(&k, &e->l4, self_exe, "git", NULL, NULL, &c, &kid),
+	        "bare argv0: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "bare argv0: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "bare argv0: lookup");
 		tap_is_str(id.invoked_as, "", "bare argv0: no invoked_as");
 		tap_ok(!id.argv0_mismatch, "bare argv0: no mismatch claimed");
 		close(c.fd);
@@ -941,9 +943,9 @@ test_exec_paths(struct env *e)
 	tmp_path(want, "hardlinked");
 	if (tap_ok(link_or_copy_hard(want), "hardlink created")) {
 		kids_init(&k);
-		if (tap_ok(exec_conn(&k, &e->l4, want, want, NULL, NULL, &c,
-			       &kid),
-			"hardlink: connected")) {
+		if (tap_ok(
+		        exec_conn(&k, &e->l4, want, want, NULL, NULL, &c, &kid),
+		        "hardlink: connected")) {
 			r = lookup(e->ns, &c, &id);
 			tap_is_str(identity_err_code(r), "identity_ok",
 			    "hardlink: lookup");
@@ -957,14 +959,13 @@ test_exec_paths(struct env *e)
 	/* Escaping and truncation of a hostile cmdline. */
 	static char longarg[3000];
 	memset(longarg, 'A', sizeof(longarg) - 1);
-	char *extra[] = {(char *)"a b", (char *)"\x01\n",
-	    (char *)"back\\slash", NULL, NULL};
+	char *extra[] = {
+	    (char *)"a b", (char *)"\x01\n", (char *)"back\\slash", NULL, NULL};
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, self_exe, "x", NULL, extra, &c, &kid),
-		"cmdline: connected")) {
+	        "cmdline: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(id.cmdline,
-		    "x --hold a b \\x01\\x0a back\\\\slash",
+		tap_is_str(id.cmdline, "x --hold a b \\x01\\x0a back\\\\slash",
 		    "cmdline: escaped");
 		tap_ok(!id.cmdline_truncated, "cmdline: complete");
 		close(c.fd);
@@ -973,13 +974,13 @@ test_exec_paths(struct env *e)
 	extra[3] = longarg;
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, self_exe, "x", NULL, extra, &c, &kid),
-		"long cmdline: connected")) {
+	        "long cmdline: connected")) {
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ok",
 		    "long cmdline: lookup");
 		tap_ok(id.cmdline_truncated, "long cmdline: truncated");
 		tap_ok(strlen(id.cmdline) < IDENTITY_CMDLINE_MAX &&
-			strlen(id.cmdline) > 900,
+		           strlen(id.cmdline) > 900,
 		    "long cmdline: capped at %zu", strlen(id.cmdline));
 		close(c.fd);
 	}
@@ -1006,10 +1007,11 @@ test_caller_gone(struct env *e)
 	if (tap_ok(accept_conn(&e->l4, &c), "gone: accepted")) {
 		/* Deterministic: the caller is dead and reaped. */
 		tap_ok(waitpid(kid, &status, 0) == kid && WIFEXITED(status) &&
-			WEXITSTATUS(status) == 0,
+		           WEXITSTATUS(status) == 0,
 		    "gone: child exited");
 		r = lookup(e->ns, &c, &id);
-		tap_ok(r == IDENTITY_ERR_NO_OWNER || r == IDENTITY_ERR_NO_SOCKET,
+		tap_ok(
+		    r == IDENTITY_ERR_NO_OWNER || r == IDENTITY_ERR_NO_SOCKET,
 		    "gone: %s", identity_err_code(r));
 		tap_is_int(id.pid, 0, "gone: no pid reported");
 		close(c.fd);
@@ -1023,16 +1025,17 @@ test_caller_gone(struct env *e)
 		int s;
 
 		enter_ns(test_ns);
-		s = kid_connect(AF_INET, (struct sockaddr *)&e->l4.addr,
-		    e->l4.len);
+		s = kid_connect(
+		    AF_INET, (struct sockaddr *)&e->l4.addr, e->l4.len);
 		close(s);
 		send_msg(k.ready[1], "R", getpid());
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") == kid,
-		"closed: accepted")) {
+	        "closed: accepted")) {
 		r = lookup(e->ns, &c, &id);
-		tap_ok(r == IDENTITY_ERR_NO_OWNER || r == IDENTITY_ERR_NO_SOCKET,
+		tap_ok(
+		    r == IDENTITY_ERR_NO_OWNER || r == IDENTITY_ERR_NO_SOCKET,
 		    "closed: %s", identity_err_code(r));
 		close(c.fd);
 	}
@@ -1065,9 +1068,9 @@ test_shared(struct env *e)
 		struct pollfd pf = {.fd = k.ready[0], .events = POLLIN};
 		struct msg m1, m2;
 		bool ok = poll(&pf, 1, TIMEOUT_MS) == 1 &&
-		    read(k.ready[0], &m1, sizeof(m1)) == sizeof(m1) &&
-		    poll(&pf, 1, TIMEOUT_MS) == 1 &&
-		    read(k.ready[0], &m2, sizeof(m2)) == sizeof(m2);
+		          read(k.ready[0], &m1, sizeof(m1)) == sizeof(m1) &&
+		          poll(&pf, 1, TIMEOUT_MS) == 1 &&
+		          read(k.ready[0], &m2, sizeof(m2)) == sizeof(m2);
 		if (ok) {
 			kids_note(&k, m1.pid);
 			kids_note(&k, m2.pid);
@@ -1079,7 +1082,8 @@ test_shared(struct env *e)
 		tap_is_int(id.nlisted, 1, "fork: one executable");
 		tap_is_int(id.holders[0].count, 2, "fork: counted twice");
 		tap_is_str(id.exe, self_exe, "fork: exe");
-		tap_ok(id.pid == kid || id.pid == gkid, "fork: pid is a holder");
+		tap_ok(
+		    id.pid == kid || id.pid == gkid, "fork: pid is a holder");
 		tap_is_int(id.pid, kid < gkid ? kid : gkid,
 		    "fork: the lowest pid reports (no recent caller)");
 		close(c.fd);
@@ -1097,24 +1101,24 @@ test_shared(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && (gkid = kids_wait(&k, "R")) > 0,
-		"ambiguous: connected")) {
+	        "ambiguous: connected")) {
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ambiguous",
 		    "ambiguous: lookup");
 		tap_is_int(id.nholders, 2, "ambiguous: two holders");
 		tap_is_int(id.nlisted, 2, "ambiguous: both listed");
-		bool a = id.nlisted == 2 &&
+		bool a =
+		    id.nlisted == 2 &&
 		    ((strcmp(identity_holder_exe(&id, 0), self_exe) == 0 &&
-			 strcmp(identity_holder_exe(&id, 1), copy_exe) == 0) ||
-			(strcmp(identity_holder_exe(&id, 1), self_exe) == 0 &&
-			    strcmp(identity_holder_exe(&id, 0), copy_exe) ==
-				0));
+		         strcmp(identity_holder_exe(&id, 1), copy_exe) == 0) ||
+		        (strcmp(identity_holder_exe(&id, 1), self_exe) == 0 &&
+		            strcmp(identity_holder_exe(&id, 0), copy_exe) ==
+		                0));
 		tap_ok(a, "ambiguous: both executables named");
-		tap_ok(id.nlisted == 2 &&
-			((id.holders[0].pid == kid &&
-			     id.holders[1].pid == gkid) ||
-			    (id.holders[1].pid == kid &&
-				id.holders[0].pid == gkid)),
+		tap_ok(id.nlisted == 2 && ((id.holders[0].pid == kid &&
+		                               id.holders[1].pid == gkid) ||
+		                              (id.holders[1].pid == kid &&
+		                                  id.holders[0].pid == gkid)),
 		    "ambiguous: both pids named");
 		close(c.fd);
 	}
@@ -1144,9 +1148,10 @@ test_uid_and_deleted(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") == kid,
-		"nobody: connected")) {
+	        "nobody: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok", "nobody: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "nobody: lookup");
 		tap_is_int(id.uid, 65534, "nobody: uid");
 		tap_is_int(id.euid, 65534, "nobody: euid");
 		tap_is_int(id.gid, 65534, "nobody: gid");
@@ -1161,11 +1166,11 @@ test_uid_and_deleted(struct env *e)
 		return;
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, del, del, NULL, NULL, &c, &kid),
-		"deleted: connected")) {
+	        "deleted: connected")) {
 		tap_ok(unlink(del) == 0, "deleted: unlinked");
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "deleted: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "deleted: lookup");
 		tap_ok(id.deleted, "deleted: flagged");
 		tap_is_str(id.exe, del, "deleted: path without the suffix");
 		tap_is_int(id.exe_file.nlink, 0, "deleted: nlink 0");
@@ -1180,16 +1185,18 @@ test_uid_and_deleted(struct env *e)
 		char tmp[PATH_MAX];
 
 		kids_init(&k);
-		if (tap_ok(exec_conn(&k, &e->l4, del, del, NULL, NULL, &c,
-			       &kid),
-			"replaced: connected")) {
+		if (tap_ok(
+		        exec_conn(&k, &e->l4, del, del, NULL, NULL, &c, &kid),
+		        "replaced: connected")) {
 			tmp_path(tmp, "replaced-bin.new");
-			tap_ok(copy_file(self_exe, tmp) && rename(tmp, del) == 0,
+			tap_ok(
+			    copy_file(self_exe, tmp) && rename(tmp, del) == 0,
 			    "replaced: renamed over");
 			r = lookup(e->ns, &c, &id);
 			tap_is_str(identity_err_code(r), "identity_ok",
 			    "replaced: lookup");
-			tap_ok(id.deleted, "replaced: old file flagged deleted");
+			tap_ok(
+			    id.deleted, "replaced: old file flagged deleted");
 			tap_is_str(id.exe, del, "replaced: path");
 			close(c.fd);
 		}
@@ -1202,10 +1209,10 @@ test_uid_and_deleted(struct env *e)
 		return;
 	kids_init(&k);
 	if (tap_ok(exec_conn(&k, &e->l4, lit, lit, NULL, NULL, &c, &kid),
-		"literal: connected")) {
+	        "literal: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "literal: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "literal: lookup");
 		tap_ok(!id.deleted, "literal: not deleted");
 		tap_is_str(id.exe, lit, "literal: full name kept");
 		close(c.fd);
@@ -1225,11 +1232,11 @@ test_namespaces(struct env *e)
 
 	/* A connection in egressd's own namespace, through ctx(-1). */
 	if (!tap_ok(listen_in(-1, AF_INET, "127.0.0.1", false, &lh),
-		"host listener"))
+	        "host listener"))
 		return;
 	kids_init(&k);
 	if (tap_ok(simple_conn(&k, -1, &lh, AF_INET, &c, &kid),
-		"host: connected")) {
+	        "host: connected")) {
 		r = lookup(e->host, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ok", "host: lookup");
 		check_self(&id, kid, "host");
@@ -1253,8 +1260,8 @@ test_namespaces(struct env *e)
 			_exit(98);
 		g = fork();
 		if (g == 0) {
-			kid_connect(AF_INET, (struct sockaddr *)&e->l4.addr,
-			    e->l4.len);
+			kid_connect(
+			    AF_INET, (struct sockaddr *)&e->l4.addr, e->l4.len);
 			send_msg(k.ready[1], "R", getpid());
 			hold_forever(k.ctl[0]);
 		}
@@ -1276,13 +1283,13 @@ test_namespaces(struct env *e)
 			kids_note(&k, g);
 		}
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "pidns: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "pidns: lookup");
 		tap_is_int(id.pid, g, "pidns: pid in egressd's namespace");
 		tap_is_int(id.ppid, kid, "pidns: ppid");
 		tap_is_int(id.nancestors, 1, "pidns: one ancestor");
 		tap_ok(id.nancestors == 1 && id.ancestors[0].pid == kid &&
-			strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
+		           strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
 		    "pidns: the ancestor is the middle process");
 		close(c.fd);
 	}
@@ -1306,22 +1313,22 @@ test_ancestors(struct env *e)
 	if (kid == 0) {
 		enter_ns(test_ns);
 		if (fork() == 0) {
-			kid_connect(AF_INET, (struct sockaddr *)&e->l4.addr,
-			    e->l4.len);
+			kid_connect(
+			    AF_INET, (struct sockaddr *)&e->l4.addr, e->l4.len);
 			kid_exec_hold(&k, link, link, NULL);
 		}
 		hold_forever(k.ctl[0]);
 	}
 	pid_t b = -1;
 	if (tap_ok(accept_conn(&e->l4, &c) && (b = kids_wait(&k, "R")) > 0,
-		"ancestors: connected")) {
+	        "ancestors: connected")) {
 		r = lookup(e->ns, &c, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "ancestors: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "ancestors: lookup");
 		tap_is_int(id.pid, b, "ancestors: pid");
 		tap_is_int(id.nancestors, 1, "ancestors: stops at the netns");
 		tap_ok(id.nancestors == 1 && id.ancestors[0].pid == kid &&
-			strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
+		           strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
 		    "ancestors: parent and its exe");
 		tap_ok(!id.ancestors_truncated, "ancestors: complete");
 		close(c.fd);
@@ -1342,14 +1349,13 @@ test_ancestors(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") > 0,
-		"deep: connected")) {
+	        "deep: connected")) {
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ok", "deep: lookup");
-		tap_is_int(id.nancestors, IDENTITY_ANCESTORS_MAX,
-		    "deep: capped");
+		tap_is_int(
+		    id.nancestors, IDENTITY_ANCESTORS_MAX, "deep: capped");
 		tap_ok(id.ancestors_truncated, "deep: truncation flagged");
-		tap_ok(id.nancestors > 1 &&
-			id.ancestors[0].pid == id.ppid,
+		tap_ok(id.nancestors > 1 && id.ancestors[0].pid == id.ppid,
 		    "deep: parent first");
 		close(c.fd);
 	}
@@ -1432,8 +1438,8 @@ test_outsiders(struct env *e, bool keep)
 		int s;
 
 		enter_ns(test_ns);
-		s = kid_connect(AF_INET, (struct sockaddr *)&e->l4.addr,
-		    e->l4.len);
+		s = kid_connect(
+		    AF_INET, (struct sockaddr *)&e->l4.addr, e->l4.len);
 		send_fd(sp[0], s);
 		if (!keep)
 			close(s);
@@ -1464,13 +1470,14 @@ test_outsiders(struct env *e, bool keep)
 			r = lookup(e->ns, &c, &id);
 			identity_stats_get(e->ns, &s0);
 			tap_ok(r == IDENTITY_OK && id.pid == b &&
-				s0.full_scans == s1.full_scans,
+			           s0.full_scans == s1.full_scans,
 			    "%s: again, without a scan", what);
 		} else {
 			/* Known limit: a co-holder outside the namespace
 			 * that did not descend from a sandbox process is not
 			 * scanned when a sandbox holder exists. */
-			tap_todo(r == IDENTITY_ERR_AMBIGUOUS || id.nholders == 2,
+			tap_todo(
+			    r == IDENTITY_ERR_AMBIGUOUS || id.nholders == 2,
 			    "passed+kept: outsider co-holder seen",
 			    "not covered, documented in identity.c");
 			tap_ok(r == IDENTITY_OK && id.pid == a,
@@ -1506,7 +1513,7 @@ test_unshared_child(struct env *e)
 		hold_forever(k.ctl[0]);
 	}
 	if (tap_ok(accept_conn(&e->l4, &c) && (g = kids_wait(&k, "R")) > 0,
-		"unshared: connected")) {
+	        "unshared: connected")) {
 		identity_set_full_scan_interval(e->ns, -1);
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(identity_err_code(r), "identity_ambiguous",
@@ -1556,7 +1563,7 @@ test_late_setns(struct env *e)
 	close(gop[1]);
 	identity_set_full_scan_interval(e->ns, -1);
 	if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") == kid,
-		"late setns: connected")) {
+	        "late setns: connected")) {
 		identity_stats_get(e->ns, &s0);
 		r = lookup(e->ns, &c, &id);
 		identity_stats_get(e->ns, &s1);
@@ -1590,13 +1597,13 @@ test_from_pid(struct env *e)
 	}
 	if (tap_ok(kids_wait(&k, "R") == kid, "from_pid: child")) {
 		r = identity_from_pid(e->ns, kid, &id);
-		tap_is_str(identity_err_code(r), "identity_ok",
-		    "from_pid: lookup");
+		tap_is_str(
+		    identity_err_code(r), "identity_ok", "from_pid: lookup");
 		tap_is_int(id.pid, kid, "from_pid: pid");
-		tap_is_int(id.ppid, test_pid,
-		    "from_pid: ppid despite a hostile comm");
-		tap_is_int(id.start_time, start_time_of(kid),
-		    "from_pid: start time");
+		tap_is_int(
+		    id.ppid, test_pid, "from_pid: ppid despite a hostile comm");
+		tap_is_int(
+		    id.start_time, start_time_of(kid), "from_pid: start time");
 		tap_is_str(id.exe, self_exe, "from_pid: exe");
 		tap_is_int(id.nholders, 1, "from_pid: nholders");
 		tap_is_int(id.sock_ino, 0, "from_pid: no socket");
@@ -1610,15 +1617,15 @@ test_from_pid(struct env *e)
 		_exit(0);
 	memset(&si, 0, sizeof(si));
 	if (tap_ok(waitid(P_PID, (id_t)kid, &si, WEXITED | WNOWAIT) == 0,
-		"zombie: exited")) {
+	        "zombie: exited")) {
 		r = identity_from_pid(e->ns, kid, &id);
 		tap_is_str(identity_err_code(r), "identity_no_owner",
 		    "zombie: no owner");
 	}
 	kids_done(&k);
 	r = identity_from_pid(e->ns, kid, &id);
-	tap_is_str(identity_err_code(r), "identity_no_owner",
-	    "reaped pid: no owner");
+	tap_is_str(
+	    identity_err_code(r), "identity_no_owner", "reaped pid: no owner");
 	r = identity_from_pid(e->ns, 0, &id);
 	tap_is_str(identity_err_code(r), "identity_invalid", "pid 0: invalid");
 }
@@ -1639,11 +1646,11 @@ test_unix_peer(struct env *e)
 	snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
 	    "egressd-test-identity-%d", (int)getpid());
 	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	    strlen(sun.sun_path + 1));
+	                  strlen(sun.sun_path + 1));
 	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (!tap_ok(l >= 0 && bind(l, (struct sockaddr *)&sun, len) == 0 &&
-		    listen(l, 4) == 0,
-		"unix: listener"))
+	                listen(l, 4) == 0,
+	        "unix: listener"))
 		return;
 	kids_init(&k);
 	kid = kid_fork(&k);
@@ -1690,7 +1697,7 @@ test_unreadable(struct env *e)
 
 	kids_init(&k);
 	if (!tap_ok(simple_conn(&k, test_ns, &e->l4, AF_INET, &c, &kid),
-		"unreadable: connected")) {
+	        "unreadable: connected")) {
 		kids_done(&k);
 		return;
 	}
@@ -1699,8 +1706,8 @@ test_unreadable(struct env *e)
 	checker = kid_fork(&k);
 	if (checker == 0) {
 		char err[256];
-		struct identity_ctx *ctx = identity_new(test_ns, err,
-		    sizeof(err));
+		struct identity_ctx *ctx =
+		    identity_new(test_ns, err, sizeof(err));
 		static struct identity id;
 		int out[2] = {-1, -1};
 
@@ -1721,7 +1728,7 @@ test_unreadable(struct env *e)
 	bool got = read(res[0], out, sizeof(out)) == sizeof(out);
 	close(res[0]);
 	tap_ok(waitpid(checker, &status, 0) == checker && WIFEXITED(status) &&
-		WEXITSTATUS(status) == 0 && got,
+	           WEXITSTATUS(status) == 0 && got,
 	    "unreadable: checker ran");
 	tap_is_str(identity_err_code((enum identity_err)out[0]),
 	    "identity_unreadable", "unreadable: fails closed");
@@ -1742,16 +1749,16 @@ test_invalid(struct env *e)
 
 	a6.sin6_addr.s6_addr[15] = 1;
 	tap_is_str(identity_err_code(identity_lookup(e->ns,
-		       (struct sockaddr *)&a4, (struct sockaddr *)&a6, &id)),
+	               (struct sockaddr *)&a4, (struct sockaddr *)&a6, &id)),
 	    "identity_invalid", "v4 client, v6 local: invalid");
 	tap_is_str(identity_err_code(identity_lookup(e->ns,
-		       (struct sockaddr *)&un, (struct sockaddr *)&un, &id)),
+	               (struct sockaddr *)&un, (struct sockaddr *)&un, &id)),
 	    "identity_invalid", "AF_UNIX: invalid");
-	tap_is_str(identity_err_code(identity_lookup(e->ns, NULL,
-		       (struct sockaddr *)&a4, &id)),
+	tap_is_str(identity_err_code(identity_lookup(
+	               e->ns, NULL, (struct sockaddr *)&a4, &id)),
 	    "identity_invalid", "NULL: invalid");
 	tap_is_str(identity_err_code(identity_lookup(e->ns,
-		       (struct sockaddr *)&a4, (struct sockaddr *)&a4, &id)),
+	               (struct sockaddr *)&a4, (struct sockaddr *)&a4, &id)),
 	    "identity_no_socket", "0.0.0.0:0 tuple: no socket");
 
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1764,7 +1771,7 @@ test_invalid(struct env *e)
 	(void)n1;
 	identity_free(NULL);
 	tap_ok(readlink("/proc/thread-self/ns/net", now, sizeof(now)) > 0 &&
-		memcmp(cur, now, 16) == 0,
+	           memcmp(cur, now, 16) == 0,
 	    "still in our own namespace");
 }
 
@@ -1777,7 +1784,7 @@ test_stats(struct env *e)
 	tap_ok(s.lookups > 20, "stats: lookups %llu",
 	    (unsigned long long)s.lookups);
 	tap_ok(s.ok > 10 && s.errors[IDENTITY_ERR_AMBIGUOUS] >= 1 &&
-		s.errors[IDENTITY_ERR_NO_SOCKET] >= 1,
+	           s.errors[IDENTITY_ERR_NO_SOCKET] >= 1,
 	    "stats: results counted");
 	tap_ok(s.fast_hits > 10, "stats: fast hits %llu",
 	    (unsigned long long)s.fast_hits);
@@ -1786,8 +1793,8 @@ test_stats(struct env *e)
 	tap_ok(s.full_refreshes >= 1, "stats: full refreshes %llu",
 	    (unsigned long long)s.full_refreshes);
 	tap_diag("lookups %llu ok %llu fast %llu mru %llu refreshes %llu "
-		 "new pids %llu full refreshes %llu host scans %llu "
-		 "skipped %llu mean %.1f us max %.1f us",
+	         "new pids %llu full refreshes %llu host scans %llu "
+	         "skipped %llu mean %.1f us max %.1f us",
 	    (unsigned long long)s.lookups, (unsigned long long)s.ok,
 	    (unsigned long long)s.fast_hits, (unsigned long long)s.mru_hits,
 	    (unsigned long long)s.refreshes, (unsigned long long)s.refresh_pids,
@@ -1843,14 +1850,14 @@ main(int argc, char **argv)
 	memset(&e, 0, sizeof(e));
 	e.ns = identity_new(test_ns, err, sizeof(err));
 	if (!tap_ok(e.ns != NULL, "identity_new(test netns): %s",
-		e.ns ? "ok" : err))
+	        e.ns ? "ok" : err))
 		return tap_done();
 	e.host = identity_new(-1, err, sizeof(err));
-	if (!tap_ok(e.host != NULL, "identity_new(-1): %s",
-		e.host ? "ok" : err))
+	if (!tap_ok(
+	        e.host != NULL, "identity_new(-1): %s", e.host ? "ok" : err))
 		return tap_done();
 	if (!tap_ok(listen_in(test_ns, AF_INET, "127.0.0.1", false, &e.l4),
-		"listener in the test namespace"))
+	        "listener in the test namespace"))
 		return tap_done();
 
 	test_basic_v4(&e);

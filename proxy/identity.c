@@ -9,19 +9,60 @@
  * Per lookup:
  *
  *   client, local ──sock_diag (exact tuple, one request)──▶ uid, inode
- *        │                                                     │
- *   /proc/stat forks counter, /proc/loadavg last_pid ──▶ new pids only
- *        │                                 (seek into /proc's readdir)
- *   every candidate's /proc/PID/fd (held open) ──readlinkat──▶ holders
- *        │            nothing found: young outsiders, refresh, then the
- *        │            whole host, rate limited
- *   reporting holder: pinned /proc/PID dir (+ pidfd) ─▶ stat, exe, status,
- *   cmdline, invoked_as, exe again, fd still ours, pidfd alive ─▶ ancestors
- *   other holders: exe only ─▶ same executable? else AMBIGUOUS
+ *        │                                  (inode 0: orphaned → NO_OWNER)
+ *   /proc/loadavg last_pid (+ /proc/stat fork counter, now and then)
+ *        │   ──▶ only the pids allocated since the last lookup, by seeking
+ *        │       into /proc's readdir; each one: in the netns? child of a
+ *        │       candidate? young (probation)?
+ *   every candidate's /proc/PID/fd (dir fd held open) ──readlinkat──▶ ALL
+ *        │   holders. None: young outsiders again, refresh, then the
+ *        │   whole host (rate limited), whose holders become candidates
+ *   reporting holder (most recent caller, else lowest pid), through a
+ *   pinned /proc/PID (+ pidfd): stat, exe, stat(exe), status, cmdline,
+ *   invoked_as, exe again (exec?), fd still ours, pidfd alive ─▶ ancestors
+ *   other holders: exe only (+ same re-checks) ─▶ same file? else AMBIGUOUS
  *
- * Every per-process read goes through an O_PATH fd of /proc/PID opened
- * once: lookups below it fail once that process is gone, so a recycled pid
- * can never lend its data to a lookup that started on another process.
+ * Cost: tens of microseconds fixed, plus ~2.5 us per fd and ~5 us per
+ * process in the sandbox (every candidate is scanned: finding one holder is
+ * not enough, all must be found); flat in the number of host processes.
+ *
+ * Pid reuse. Per-process reads go through fds of /proc/PID (a directory or
+ * a stat file) opened once: lookups and reads through them fail once that
+ * process is gone, so a recycled pid never lends its data to a lookup that
+ * started on another process; the pidfd and the final "fd N still is our
+ * socket" check bind what was read to a live holder.
+ *
+ * What "all holders" covers, and what it does not:
+ *  - covered: every process in the sandbox netns; a process created by a
+ *    candidate even if it left the netns (unshare) before we saw it; a
+ *    process that setns()'d into the netns within IDENTITY_PROBATION_MS of
+ *    its creation (`ip netns exec`); and, only when no candidate holds the
+ *    socket, any process on the host (a socket passed with SCM_RIGHTS to an
+ *    outsider, then closed in the sandbox, is attributed to the outsider).
+ *  - not covered: an outsider that received the socket (SCM_RIGHTS,
+ *    pidfd_getfd) while a sandbox process still holds it: the lookup reports
+ *    the sandbox holder and misses the co-holder, so it does not turn
+ *    AMBIGUOUS. Receiving needs a channel to a non-sandbox process (a
+ *    pathname unix socket on a shared filesystem, an inherited socketpair)
+ *    whose owner outside cooperates; abstract unix sockets are per netns.
+ *    The same applies to a process that entered the netns later than the
+ *    probation window (only root can setns into it).
+ *  - no holder at all: a socket only in flight in an SCM_RIGHTS message, or
+ *    only registered as an io_uring fixed file, is in no fd table: the
+ *    lookup fails with NO_OWNER (deny), after a (rate limited) host scan.
+ *  - after the lookup: fds can still be passed and holders can exec; the
+ *    identity is the one bound at accept (SECURITY-CASES.md invariant 7).
+ *  - /proc/PID/fd is the thread group's table: a thread that unshared its
+ *    table (CLONE_FILES off) runs the same exe, so it cannot make a lookup
+ *    ambiguous; holding the socket alone it yields NO_OWNER.
+ *  - processes whose netns link we may not read are not candidates
+ *    (stats.unclassified): more privileged than egressd, not the sandbox.
+ *  - code injected into an allowed binary (LD_PRELOAD, ptrace) runs as that
+ *    binary: exe identity cannot see it; nor can it see the script an
+ *    interpreter runs (argv is the caller's word).
+ *  - the incremental refresh assumes fewer than 4 million forks a second:
+ *    it re-reads the kernel fork counter whenever half a pid cycle could
+ *    have elapsed and refreshes fully after a possible wrap.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +121,7 @@ struct probation {
 struct mru {
 	pid_t pid; /* 0: free */
 	int pid_dir, stat_fd, status_fd, cmdline_fd, pidfd;
+	int8_t same_root; /* shares our root and mount ns: -1 unknown */
 	uint64_t used;
 };
 
@@ -92,6 +134,7 @@ struct found {
 /* Files of the reporting holder while it is examined. */
 struct pfiles {
 	int pid_dir, stat_fd, status_fd, cmdline_fd, pidfd;
+	int8_t same_root; /* as in struct mru */
 };
 
 struct identity_ctx {
@@ -100,6 +143,8 @@ struct identity_ctx {
 	int stat_fd;    /* /proc/stat: fork counter */
 	int loadavg_fd; /* /proc/loadavg: last allocated pid */
 	uint64_t ns_dev, ns_ino;
+	uint64_t root_dev, root_ino; /* our "/" */
+	uint64_t mnt_dev, mnt_ino;   /* our mount namespace */
 	long clk_tck;
 	bool have_pidfd;
 	long tgid_off;     /* /proc readdir offset of pid 0; -1: cannot seek */
@@ -701,7 +746,7 @@ host_scan_one(struct identity_ctx *ctx, pid_t pid)
 	pid_path(p, sizeof(p), pid, "/fd");
 	fdd = openat(ctx->proc_fd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fdd < 0) {
-		r = errno == EACCES || errno == EPERM ? -EACCES : -ENOENT;
+		r = errno == ENOENT || errno == ESRCH ? -ENOENT : -EACCES;
 	} else {
 		r = scan_fd_dir(ctx, fdd, &fdnum);
 		close(fdd);
@@ -897,7 +942,8 @@ identity_refresh(struct identity_ctx *ctx, bool full)
 
 /*
  * Looks for ctx->want among the fds of one process. Returns 1 (fdnum set),
- * 0, -ENOENT (process gone) or -EACCES.
+ * 0, -ENOENT (process gone) or -EACCES (cannot tell, for whatever reason:
+ * the caller fails closed).
  */
 static int
 scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
@@ -905,14 +951,14 @@ scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
 	char link[64];
 
 	if (lseek(fd_dir, 0, SEEK_SET) < 0)
-		return -errno;
+		return -EACCES;
 	for (;;) {
 		ssize_t n =
 		    getdents64(fd_dir, ctx->dents_fd, sizeof(ctx->dents_fd));
 
 		if (n < 0)
-			return errno == EACCES || errno == EPERM ? -EACCES
-			                                         : -ENOENT;
+			return errno == ENOENT || errno == ESRCH ? -ENOENT
+			                                         : -EACCES;
 		if (n == 0)
 			return 0;
 		for (ssize_t o = 0; o < n;) {
@@ -926,9 +972,9 @@ scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
 				continue;
 			l = readlinkat(fd_dir, d->d_name, link, sizeof(link));
 			if (l < 0) {
-				if (errno == EACCES || errno == EPERM)
-					return -EACCES;
-				continue; /* closed meanwhile */
+				if (errno == ENOENT)
+					continue; /* closed meanwhile */
+				return -EACCES;
 			}
 			if ((size_t)l == ctx->wantlen &&
 			    memcmp(link, ctx->want, ctx->wantlen) == 0 &&
@@ -961,6 +1007,9 @@ found_add(struct identity_ctx *ctx, pid_t pid, int fdnum)
 	return true;
 }
 
+static int mru_find(const struct identity_ctx *ctx, pid_t pid);
+static void mru_evict(struct identity_ctx *ctx, int i);
+
 /* Scans every candidate; drops the dead. False only on ENOMEM. */
 static bool
 scan_candidates(struct identity_ctx *ctx)
@@ -979,8 +1028,8 @@ scan_candidates(struct identity_ctx *ctx)
 			fdd = openat(ctx->proc_fd, p,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			r = fdd < 0
-			        ? (errno == EACCES || errno == EPERM ? -EACCES
-			                                             : -ENOENT)
+			        ? (errno == ENOENT || errno == ESRCH ? -ENOENT
+			                                             : -EACCES)
 			        : scan_fd_dir(ctx, fdd, &fdnum);
 			if (fdd >= 0)
 				close(fdd);
@@ -996,6 +1045,10 @@ scan_candidates(struct identity_ctx *ctx)
 		if (r == -ENOENT) {
 			/* Gone; if the pid already names a new process,
 			 * classify that one below. */
+			int mi = mru_find(ctx, c->pid);
+
+			if (mi >= 0)
+				mru_evict(ctx, mi);
 			if (nreborn < 16)
 				reborn[nreborn++] = c->pid;
 			cand_drop(ctx, i);
@@ -1040,12 +1093,13 @@ found_cmp(const void *a, const void *b)
  * file. Returns 0 or -errno.
  */
 static int
-read_exe(int dir, char *out, bool *deleted, struct identity_file *file)
+read_exe(int dir, const char *name, char *out, bool *deleted,
+    struct identity_file *file)
 {
 	static const char suffix[] = " (deleted)";
 	const size_t sl = sizeof(suffix) - 1;
 	struct stat st, ps;
-	ssize_t n = readlinkat(dir, "exe", out, PATH_MAX);
+	ssize_t n = readlinkat(dir, name, out, PATH_MAX);
 	bool have_st = false;
 
 	if (n < 0)
@@ -1055,7 +1109,7 @@ read_exe(int dir, char *out, bool *deleted, struct identity_file *file)
 	out[n] = '\0';
 	*deleted = false;
 	if (file != NULL) {
-		if (fstatat(dir, "exe", &st, 0) != 0)
+		if (fstatat(dir, name, &st, 0) != 0)
 			return -errno;
 		have_st = true;
 		file->dev = (uint64_t)st.st_dev;
@@ -1066,7 +1120,7 @@ read_exe(int dir, char *out, bool *deleted, struct identity_file *file)
 		file->nlink = (uint32_t)st.st_nlink;
 	}
 	if ((size_t)n > sl && memcmp(out + n - sl, suffix, sl) == 0) {
-		if (!have_st && fstatat(dir, "exe", &st, 0) != 0)
+		if (!have_st && fstatat(dir, name, &st, 0) != 0)
 			return -errno;
 		if (stat(out, &ps) == 0 && ps.st_dev == st.st_dev &&
 		    ps.st_ino == st.st_ino)
@@ -1140,9 +1194,10 @@ strip_root(const char *path, const char *root)
  * No PATH search: a bare name says nothing about where it came from.
  */
 static void
-resolve_invoked_as(struct identity_ctx *ctx, int pid_dir, const char *argv0,
-    size_t len, struct identity *out)
+resolve_invoked_as(struct identity_ctx *ctx, struct pfiles *f,
+    const char *argv0, size_t len, struct identity *out)
 {
+	int pid_dir = f->pid_dir;
 	char *root = ctx->path2, *path = ctx->path;
 	const char *exe_pv, *cwd_pv;
 	struct open_how how = {
@@ -1152,16 +1207,32 @@ resolve_invoked_as(struct identity_ctx *ctx, int pid_dir, const char *argv0,
 	struct stat st;
 	ssize_t n;
 	int rootfd, fd;
+	bool ours;
 
-	if (len == 0 || memchr(argv0, '/', len) == NULL)
+	if (len == 0 || len >= PATH_MAX || memchr(argv0, '/', len) == NULL)
 		return;
-	n = readlinkat(pid_dir, "root", root, PATH_MAX);
-	if (n <= 0 || n >= PATH_MAX)
-		return;
-	root[n] = '\0';
-	if (argv0[0] == '/') {
-		if (len >= PATH_MAX)
+	/* The usual sandbox shares our root and mount namespace: then our
+	 * own path resolution is the process's. Checked once per process
+	 * while it stays a recent caller (a hint may go stale if it chroots
+	 * later; exe never does). */
+	if (f->same_root < 0)
+		f->same_root = fstatat(pid_dir, "root", &st, 0) == 0 &&
+		               (uint64_t)st.st_dev == ctx->root_dev &&
+		               (uint64_t)st.st_ino == ctx->root_ino &&
+		               fstatat(pid_dir, "ns/mnt", &st, 0) == 0 &&
+		               (uint64_t)st.st_dev == ctx->mnt_dev &&
+		               (uint64_t)st.st_ino == ctx->mnt_ino;
+	ours = f->same_root == 1;
+	if (ours) {
+		root[0] = '/';
+		root[1] = '\0';
+	} else {
+		n = readlinkat(pid_dir, "root", root, PATH_MAX);
+		if (n <= 0 || n >= PATH_MAX)
 			return;
+		root[n] = '\0';
+	}
+	if (argv0[0] == '/') {
 		memcpy(path, argv0, len);
 		path[len] = '\0';
 	} else {
@@ -1174,20 +1245,28 @@ resolve_invoked_as(struct identity_ctx *ctx, int pid_dir, const char *argv0,
 		    !join_path(path, PATH_MAX, cwd_pv, argv0, len))
 			return;
 	}
-	rootfd = openat(pid_dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return;
-	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	close(rootfd);
-	if (fd < 0) {
-		if (errno != ENOSYS)
+	if (ours) {
+		if (stat(path, &st) != 0) {
 			out->argv0_mismatch = true;
-		return;
+			return;
+		}
+	} else {
+		rootfd =
+		    openat(pid_dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0)
+			return;
+		fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+		close(rootfd);
+		if (fd < 0) {
+			if (errno != ENOSYS)
+				out->argv0_mismatch = true;
+			return;
+		}
+		n = fstat(fd, &st);
+		close(fd);
+		if (n != 0)
+			return;
 	}
-	n = fstat(fd, &st);
-	close(fd);
-	if (n != 0)
-		return;
 	if ((uint64_t)st.st_dev != out->exe_file.dev ||
 	    (uint64_t)st.st_ino != out->exe_file.ino) {
 		out->argv0_mismatch = true;
@@ -1253,9 +1332,10 @@ mru_store(struct identity_ctx *ctx, pid_t pid, struct pfiles *f)
 	    .status_fd = f->status_fd,
 	    .cmdline_fd = f->cmdline_fd,
 	    .pidfd = f->pidfd,
+	    .same_root = f->same_root,
 	    .used = ++ctx->mru_clock,
 	};
-	*f = (struct pfiles){-1, -1, -1, -1, -1};
+	*f = (struct pfiles){-1, -1, -1, -1, -1, -1};
 }
 
 static int
@@ -1263,7 +1343,7 @@ open_pfiles(struct identity_ctx *ctx, pid_t pid, struct pfiles *f)
 {
 	char p[24];
 
-	*f = (struct pfiles){-1, -1, -1, -1, -1};
+	*f = (struct pfiles){-1, -1, -1, -1, -1, -1};
 	pid_path(p, sizeof(p), pid, "");
 	/* Everything below goes through this fd: pinned to the process. */
 	f->pid_dir = openat(ctx->proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1366,15 +1446,13 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		struct mru *m = &ctx->mru[mi];
 
 		f = (struct pfiles){m->pid_dir, m->stat_fd, m->status_fd,
-		    m->cmdline_fd, m->pidfd};
+		    m->cmdline_fd, m->pidfd, m->same_root};
 		m->pid_dir = m->stat_fd = m->status_fd = -1;
 		m->cmdline_fd = m->pidfd = -1;
 		m->pid = 0;
 		m->used = 0;
-		if (f.pidfd >= 0 && pidfd_exited(f.pidfd)) {
-			pfiles_close(&f);
-			return IDENTITY_ERR__COUNT; /* retry afresh */
-		}
+		/* If that process is gone, the pinned fds fail below and the
+		 * lookup is retried afresh. */
 	} else {
 		r = open_pfiles(ctx, pid, &f);
 		if (r < 0) {
@@ -1395,7 +1473,7 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		r = -EINVAL;
 		goto fail_errno;
 	}
-	r = read_exe(f.pid_dir, out->exe, &out->deleted, &out->exe_file);
+	r = read_exe(f.pid_dir, "exe", out->exe, &out->deleted, &out->exe_file);
 	if (r < 0)
 		goto fail_errno;
 	n = pread_small(f.status_fd, ctx->rbuf, sizeof(ctx->rbuf));
@@ -1421,12 +1499,12 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		out->cmdline_truncated = true;
 	a0 = strnlen(ctx->raw_cmdline, (size_t)n);
 	if (a0 < (size_t)n)
-		resolve_invoked_as(ctx, f.pid_dir, ctx->raw_cmdline, a0, out);
+		resolve_invoked_as(ctx, &f, ctx->raw_cmdline, a0, out);
 
 	/* An execve() between the first exe read and now would pair the old
 	 * exe with the new cmdline and credentials. */
 	bool del2;
-	r = read_exe(f.pid_dir, ctx->exe2, &del2, NULL);
+	r = read_exe(f.pid_dir, "exe", ctx->exe2, &del2, NULL);
 	if (r < 0)
 		goto fail_errno;
 	if (strcmp(ctx->exe2, out->exe) != 0 || del2 != out->deleted)
@@ -1494,31 +1572,38 @@ fill_ancestors(struct identity_ctx *ctx, struct identity *out)
 
 	while (p > 1 && cand_find(ctx, p) >= 0) {
 		struct identity_ancestor *a;
-		char pp[24];
-		pid_t next;
-		uint64_t start;
+		char pp[32];
+		pid_t next, next2;
+		uint64_t start, start2;
 		ssize_t n;
-		int d, off, r;
+		int sfd, off, r;
 		bool deleted = false;
 
 		if (out->nancestors == IDENTITY_ANCESTORS_MAX) {
 			out->ancestors_truncated = true;
 			return;
 		}
-		pid_path(pp, sizeof(pp), p, "");
-		d = openat(ctx->proc_fd, pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (d < 0)
+		/* An open stat fd is pinned to the process: read again after
+		 * the exe, it fails if the pid changed hands in between. */
+		pid_path(pp, sizeof(pp), p, "/stat");
+		sfd = openat(ctx->proc_fd, pp, O_RDONLY | O_CLOEXEC);
+		if (sfd < 0)
 			return;
-		n = read_small_at(d, "stat", ctx->rbuf, sizeof(ctx->rbuf));
+		n = pread_small(sfd, ctx->rbuf, sizeof(ctx->rbuf));
 		if (n <= 0 ||
 		    !identity_parse_stat(ctx->rbuf, (size_t)n, &next, &start) ||
 		    start > child_start) {
-			close(d);
+			close(sfd);
 			return;
 		}
-		r = read_exe(d, ctx->exe2, &deleted, NULL);
-		close(d);
-		if (r == -ENOENT || r == -ESRCH)
+		pid_path(pp, sizeof(pp), p, "/exe");
+		r = read_exe(ctx->proc_fd, pp, ctx->exe2, &deleted, NULL);
+		n = pread_small(sfd, ctx->rbuf, sizeof(ctx->rbuf));
+		close(sfd);
+		if (n <= 0 ||
+		    !identity_parse_stat(
+		        ctx->rbuf, (size_t)n, &next2, &start2) ||
+		    start2 != start || r == -ENOENT || r == -ESRCH)
 			return;
 		if (r < 0)
 			ctx->exe2[0] = '\0';
@@ -1546,7 +1631,7 @@ static enum identity_err
 holder_exe(struct identity_ctx *ctx, pid_t pid, int fdnum, char *exe,
     bool *deleted, struct identity_file *file)
 {
-	struct pfiles f = {-1, -1, -1, -1, -1};
+	struct pfiles f = {-1, -1, -1, -1, -1, -1};
 	char p[24];
 	int r;
 
@@ -1556,7 +1641,7 @@ holder_exe(struct identity_ctx *ctx, pid_t pid, int fdnum, char *exe,
 		return proc_errno(errno);
 	if (ctx->have_pidfd)
 		f.pidfd = sys_pidfd_open(pid);
-	r = read_exe(f.pid_dir, exe, deleted, file);
+	r = read_exe(f.pid_dir, "exe", exe, deleted, file);
 	if (r == 0 && !still_same(ctx, &f, 0, fdnum))
 		r = -ESRCH;
 	pfiles_close(&f);
@@ -2015,6 +2100,17 @@ identity_from_unix_peer(struct identity_ctx *ctx, int fd, struct identity *out)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0 ||
 	    pidfd < 0) {
+		/* Fall back to the pid only where the kernel lacks the option:
+		 * for an exited peer the pid may already name someone else. */
+		if (errno != ENOPROTOOPT) {
+			identity_clear(out);
+			out->err_errno = errno;
+			e = errno == ENODATA ? IDENTITY_ERR_INVALID
+			                     : IDENTITY_ERR_NO_OWNER;
+			ctx->st.lookups++;
+			ctx->st.errors[e]++;
+			return e;
+		}
 		len = sizeof(cred);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
 			identity_clear(out);
@@ -2115,7 +2211,7 @@ identity_new(int netns_fd, char *err, size_t errlen)
 	}
 	ctx->proc_fd = ctx->stat_fd = ctx->loadavg_fd = -1;
 	for (int i = 0; i < IDENTITY_MRU_LEN; i++)
-		ctx->mru[i] = (struct mru){0, -1, -1, -1, -1, -1, 0};
+		ctx->mru[i] = (struct mru){0, -1, -1, -1, -1, -1, -1, 0};
 	ctx->full_scan_interval_ms = IDENTITY_FULL_SCAN_MS;
 	ctx->tgid_off = -1;
 	ctx->pid_max = 32768;
@@ -2147,6 +2243,14 @@ identity_new(int netns_fd, char *err, size_t errlen)
 	}
 	ctx->ns_dev = (uint64_t)st.st_dev;
 	ctx->ns_ino = (uint64_t)st.st_ino;
+	if (stat("/", &st) == 0) {
+		ctx->root_dev = (uint64_t)st.st_dev;
+		ctx->root_ino = (uint64_t)st.st_ino;
+	}
+	if (fstatat(ctx->proc_fd, "thread-self/ns/mnt", &st, 0) == 0) {
+		ctx->mnt_dev = (uint64_t)st.st_dev;
+		ctx->mnt_ino = (uint64_t)st.st_ino;
+	}
 	fd = sys_pidfd_open(getpid());
 	ctx->have_pidfd = fd >= 0;
 	if (fd >= 0)

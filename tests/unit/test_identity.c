@@ -189,7 +189,19 @@ kid_fork(struct kids *k)
 	return pid;
 }
 
-/* In a child: exec path (argv0 as given) in hold mode with fd 'keep'. */
+/* In a child: exec path with argv, the pipes at READY_FD and CTL_FD. */
+static void
+kid_exec_argv(struct kids *k, const char *path, char *const *argv)
+{
+	/* Neither source may be a target of the other dup2(). */
+	if (k->ready[1] >= READY_FD || k->ctl[0] >= READY_FD ||
+	    dup2(k->ready[1], READY_FD) < 0 || dup2(k->ctl[0], CTL_FD) < 0)
+		_exit(92);
+	execv(path, argv);
+	_exit(93);
+}
+
+/* In a child: exec path (argv0 as given) in hold mode. */
 static void
 kid_exec_hold(
     struct kids *k, const char *path, const char *argv0, char *const *extra)
@@ -197,18 +209,13 @@ kid_exec_hold(
 	char *argv[16];
 	int n = 0;
 
-	/* Neither source may be a target of the other dup2(). */
-	if (k->ready[1] >= READY_FD || k->ctl[0] >= READY_FD ||
-	    dup2(k->ready[1], READY_FD) < 0 || dup2(k->ctl[0], CTL_FD) < 0)
-		_exit(92);
 	/* Copies: execv() wants char *, and we are about to exec. */
 	argv[n++] = strdup(argv0);
 	argv[n++] = strdup("--hold");
 	for (int i = 0; extra && extra[i] && n < 15; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	execv(path, argv);
-	_exit(93);
+	kid_exec_argv(k, path, argv);
 }
 
 static void
@@ -951,6 +958,42 @@ test_exec_paths(struct env *e)
 			    "hardlink: lookup");
 			tap_is_str(id.exe, want, "hardlink: exe is that name");
 			tap_is_int(id.exe_file.nlink, 2, "hardlink: nlink 2");
+			close(c.fd);
+		}
+		kids_done(&k);
+	}
+
+	/* The dynamic loader as a trampoline: the kernel runs the loader,
+	 * which maps this binary; exe is the loader, never this binary. */
+	static const char *const loaders[] = {
+	    "/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", NULL};
+	char ldreal[PATH_MAX];
+	const char *ld = NULL;
+	for (int i = 0; loaders[i] != NULL && ld == NULL; i++)
+		if (realpath(loaders[i], ldreal) != NULL)
+			ld = loaders[i];
+	if (ld == NULL) {
+		tap_diag("no dynamic loader found: skipping the trampoline");
+	} else {
+		kids_init(&k);
+		kid = kid_fork(&k);
+		if (kid == 0) {
+			char *argv[] = {strdup(ld), strdup(self_exe),
+			    strdup("--hold"), NULL};
+
+			enter_ns(test_ns);
+			kid_connect(
+			    AF_INET, (struct sockaddr *)&e->l4.addr, e->l4.len);
+			kid_exec_argv(&k, ld, argv);
+		}
+		if (tap_ok(accept_conn(&e->l4, &c) && kids_wait(&k, "R") == kid,
+		        "loader: connected")) {
+			r = lookup(e->ns, &c, &id);
+			tap_is_str(identity_err_code(r), "identity_ok",
+			    "loader: lookup");
+			tap_is_str(id.exe, ldreal, "loader: exe is the loader");
+			tap_ok(strstr(id.cmdline, self_exe) != NULL,
+			    "loader: the program shows in cmdline only");
 			close(c.fd);
 		}
 		kids_done(&k);

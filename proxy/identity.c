@@ -479,6 +479,7 @@ identity_stats_get(const struct identity_ctx *ctx, struct identity_stats *out)
 {
 	*out = ctx->st;
 	out->candidates = ctx->ncand;
+	out->proc_seek = ctx->tgid_off >= 0;
 }
 
 void

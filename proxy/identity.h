@@ -133,7 +133,10 @@ struct identity_stats {
 	uint64_t holders_vanished;   /* secondary holders gone mid-lookup */
 	uint64_t unclassified;       /* new pids whose netns we may not read */
 	uint64_t candidates;         /* gauge: processes in the cache */
-	uint64_t lookup_ns_total;    /* time spent in identity_lookup */
+	/* 1: refreshes seek to the new pids in /proc; 0: they list all of it
+	 * (the kernel changed its readdir positions?). */
+	uint64_t proc_seek;
+	uint64_t lookup_ns_total; /* time spent in identity_lookup */
 	uint64_t lookup_ns_max;
 };
 

@@ -507,11 +507,13 @@ main(int argc, char **argv)
 	wait_ready(opt_sandbox + 2);
 	count_sandbox(&nprocs, &nfds);
 
+	t = now_us();
 	ctx = identity_new(bench_ns, err, sizeof(err));
 	if (ctx == NULL) {
 		fprintf(stderr, "identity_new: %s\n", err);
 		return 2;
 	}
+	double new_us = now_us() - t;
 	lat = calloc((size_t)opt_conns, sizeof(double));
 	fresh = calloc((size_t)opt_conns, sizeof(double));
 	miss = calloc((size_t)opt_conns, sizeof(double));
@@ -612,6 +614,7 @@ main(int argc, char **argv)
 	    "sock_diag_miss_us_median %.1f\n", pct(miss, (size_t)nmiss, 0.5));
 	printf("full_proc_scan_us_median %.1f\n",
 	    pct(scans, (size_t)opt_rounds, 0.5));
+	printf("identity_new_ms %.1f\n", new_us / 1e3);
 	printf("lookup_errors %d\n", bad);
 	printf("stats_fast_hits %llu\n", (unsigned long long)st.fast_hits);
 	printf("stats_mru_hits %llu\n", (unsigned long long)st.mru_hits);
@@ -620,6 +623,7 @@ main(int argc, char **argv)
 	    (unsigned long long)st.full_refreshes);
 	printf("stats_full_scans %llu\n", (unsigned long long)st.full_scans);
 	printf("stats_candidates %llu\n", (unsigned long long)st.candidates);
+	printf("stats_proc_seek %llu\n", (unsigned long long)st.proc_seek);
 
 	/* Teardown: EOF on ctl and the command pipes ends every child;
 	 * SIGKILL the rest; reap everything (we are a subreaper). */

@@ -473,3 +473,31 @@ verdict_action(enum verdict v)
 {
 	return v == VERDICT_DENY ? "Denied" : "Allowed";
 }
+
+bool
+decide_name_known(const struct policy *p, const struct hostname *h,
+    struct cidr *allowed, size_t max, size_t *nallowed)
+{
+	bool known = false;
+	size_t i, j, k;
+
+	*nallowed = 0;
+	if (p == NULL || h->kind != HOSTNAME_NAME)
+		return false;
+	for (i = 0; i < p->nblocks; i++) {
+		const struct policy_block *b = &p->blocks[i];
+
+		if (b->deny)
+			continue;
+		for (j = 0; j < b->nendpoints; j++) {
+			const struct policy_endpoint *e = &b->endpoints[j];
+
+			if (!host_pattern_match(&e->host, h))
+				continue;
+			known = true;
+			for (k = 0; k < e->nallowed_ips && *nallowed < max; k++)
+				allowed[(*nallowed)++] = e->allowed_ips[k];
+		}
+	}
+	return known;
+}

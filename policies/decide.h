@@ -79,6 +79,14 @@ void decide(const struct policy *p, const struct decide_caller *caller,
     const struct decide_dest *dest, enum decide_override override,
     struct decision *out);
 
+/*
+ * Whether some allow block has an endpoint whose host pattern matches the
+ * name h, for any binary and port: the policy DNS server answers only such
+ * names. The matching endpoints' allowed_ips go into allowed[0..max).
+ */
+bool decide_name_known(const struct policy *p, const struct hostname *h,
+    struct cidr *allowed, size_t max, size_t *nallowed);
+
 const char *verdict_name(
     enum verdict v); /* "allowed", "denied", "would_deny" */
 

@@ -79,7 +79,11 @@ enum reason_severity { SEV_INFO, SEV_LOW, SEV_MED, SEV_HIGH };
 	X(SELF_CONNECTION, "self_connection", SEV_HIGH, \
 	    "the destination is one of egressd's own listeners") \
 	X(PROTOCOL_NOT_ALLOWED, "protocol_not_allowed", SEV_MED, \
-	    "the protocol on this connection is not allowed by the endpoint")
+	    "the protocol on this connection is not allowed by the endpoint") \
+	X(DNS_NAME_NOT_ALLOWED, "dns_name_not_allowed", SEV_MED, \
+	    "the sandbox looked up a name no policy mentions; refused without asking upstream") \
+	X(DNS_TYPE_NOT_ALLOWED, "dns_type_not_allowed", SEV_LOW, \
+	    "the sandbox asked for a record type other than A or AAAA; refused")
 
 enum reason {
 #define REASON_ENUM(e, code, sev, text) REASON_##e,

@@ -169,11 +169,11 @@ scan_ctl_error(const struct http_head_scan *st)
 			return HTTP_ERR_BAD_STATUS_LINE;
 		if (st->spaces == 0)
 			return HTTP_ERR_BAD_METHOD;
-		return st->spaces == 1 ? HTTP_ERR_BAD_TARGET
-		                       : HTTP_ERR_BAD_VERSION;
+		return st->spaces == 1 ? HTTP_ERR_BAD_TARGET :
+		                         HTTP_ERR_BAD_VERSION;
 	}
-	return st->in_value ? HTTP_ERR_BAD_HEADER_VALUE
-	                    : HTTP_ERR_BAD_HEADER_NAME;
+	return st->in_value ? HTTP_ERR_BAD_HEADER_VALUE :
+	                      HTTP_ERR_BAD_HEADER_NAME;
 }
 
 static enum http_result
@@ -357,7 +357,7 @@ static bool
 hostname_same(const struct hostname *a, const struct hostname *b)
 {
 	return a->kind == b->kind && a->len == b->len &&
-	       memcmp(a->name, b->name, a->len) == 0;
+	    memcmp(a->name, b->name, a->len) == 0;
 }
 
 /*
@@ -568,8 +568,8 @@ parse_request_line(const uint8_t *buf, struct cursor *line,
 	req->target = span_make(start, pos(line, buf) - start);
 	if (req->target.len == 0)
 		return fail(err_off, start,
-		    ch == ' ' ? HTTP_ERR_REQUEST_LINE_WHITESPACE
-		              : HTTP_ERR_BAD_REQUEST_LINE);
+		    ch == ' ' ? HTTP_ERR_REQUEST_LINE_WHITESPACE :
+		                HTTP_ERR_BAD_REQUEST_LINE);
 	if (ch == -1)
 		return fail(err_off, pos(line, buf), HTTP_ERR_BAD_REQUEST_LINE);
 	if (req->target.len > HTTP_MAX_TARGET_LEN)
@@ -967,8 +967,9 @@ http_parse_request(const uint8_t *buf, size_t len, size_t max_head_len,
 	 * CONNECT Host without a port names no port to disagree with (the
 	 * RFC 9110 §9.3.6 example itself omits it).
 	 */
-	if (req->has_host && (req->form == HTTP_TARGET_ABSOLUTE ||
-	                         req->form == HTTP_TARGET_AUTHORITY)) {
+	if (req->has_host &&
+	    (req->form == HTTP_TARGET_ABSOLUTE ||
+	        req->form == HTTP_TARGET_AUTHORITY)) {
 		uint16_t hp = req->host_hdr_port;
 
 		if (hp == 0)
@@ -1088,7 +1089,7 @@ http_parse_response(const uint8_t *buf, size_t len, size_t max_head_len,
 		resp->framing = HTTP_FRAMING_SWITCH;
 		resp->keep_alive = false;
 	} else if (request_method == HTTP_METHOD_HEAD || s < 200 || s == 204 ||
-	           s == 304) {
+	    s == 304) {
 		resp->framing = HTTP_FRAMING_NONE;
 	} else if (request_method == HTTP_METHOD_CONNECT && s < 300) {
 		resp->framing = HTTP_FRAMING_TUNNEL;
@@ -1151,7 +1152,7 @@ static bool
 is_qdtext(int c)
 {
 	return c == '\t' || c == ' ' || c == 0x21 || (c >= 0x23 && c <= 0x5b) ||
-	       (c >= 0x5d && c <= 0x7e) || c >= 0x80;
+	    (c >= 0x5d && c <= 0x7e) || c >= 0x80;
 }
 
 /* One byte of the size line after the digits; returns an error or OK. */
@@ -1299,8 +1300,8 @@ chunk_byte(struct http_chunked *st, uint8_t ch)
 	case CH_SIZE0:
 		/* No sign, no "0x", no leading whitespace. */
 		if (!is_hex(ch))
-			return ch == '\n' ? HTTP_ERR_BARE_LF
-			                  : HTTP_ERR_BAD_CHUNK_SIZE;
+			return ch == '\n' ? HTTP_ERR_BARE_LF :
+			                    HTTP_ERR_BAD_CHUNK_SIZE;
 		st->left = (uint64_t)hex_val(ch);
 		st->digits = 1;
 		st->count = 0;
@@ -1475,8 +1476,9 @@ http_request_write_origin(
 		add_span(out, buf, h->value);
 		strbuf_puts(out, "\r\n");
 	}
-	strbuf_puts(out, req->keep_alive ? "Connection: keep-alive\r\n"
-	                                 : "Connection: close\r\n");
+	strbuf_puts(out,
+	    req->keep_alive ? "Connection: keep-alive\r\n" :
+	                      "Connection: close\r\n");
 	strbuf_puts(out, "\r\n");
 	return !out->truncated;
 }

@@ -604,7 +604,7 @@ static bool
 ns_match(const struct identity_ctx *ctx, const struct stat *st)
 {
 	return (uint64_t)st->st_dev == ctx->ns_dev &&
-	       (uint64_t)st->st_ino == ctx->ns_ino;
+	    (uint64_t)st->st_ino == ctx->ns_ino;
 }
 
 /* Re-checks young outsiders; returns how many joined the namespace. */
@@ -627,7 +627,7 @@ probation_recheck(struct identity_ctx *ctx)
 				promoted++;
 			probation_drop(ctx, i);
 		} else if (errno == ENOENT || errno == ESRCH ||
-		           now >= pr->until_ms) {
+		    now >= pr->until_ms) {
 			probation_drop(ctx, i);
 		} else {
 			i++;
@@ -677,8 +677,7 @@ classify_new(struct identity_ctx *ctx, pid_t pid)
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
-	uint64_t now_ticks =
-	    (uint64_t)ts.tv_sec * (uint64_t)ctx->clk_tck +
+	uint64_t now_ticks = (uint64_t)ts.tv_sec * (uint64_t)ctx->clk_tck +
 	    (uint64_t)ts.tv_nsec / (1000000000u / (uint64_t)ctx->clk_tck);
 	if (now_ticks >= start)
 		probation_add(ctx, pid,
@@ -881,9 +880,9 @@ refresh_full(struct identity_ctx *ctx)
 static uint64_t
 pid_cycle(const struct identity_ctx *ctx)
 {
-	uint64_t free_pids = (uint64_t)ctx->pid_max > 300 + ctx->nr_tasks
-	                         ? (uint64_t)ctx->pid_max - 300 - ctx->nr_tasks
-	                         : 1;
+	uint64_t free_pids = (uint64_t)ctx->pid_max > 300 + ctx->nr_tasks ?
+	    (uint64_t)ctx->pid_max - 300 - ctx->nr_tasks :
+	    1;
 
 	return free_pids / 2 > 0 ? free_pids / 2 : 1;
 }
@@ -924,7 +923,7 @@ refresh_incremental(struct identity_ctx *ctx)
 	} else {
 		ok = proc_list(
 		         ctx, ctx->last_pid + 1, INT32_MAX, LIST_CLASSIFY) &&
-		     proc_list(ctx, 1, last, LIST_CLASSIFY);
+		    proc_list(ctx, 1, last, LIST_CLASSIFY);
 	}
 	if (!ok)
 		return false;
@@ -958,8 +957,8 @@ scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
 		    getdents64(fd_dir, ctx->dents_fd, sizeof(ctx->dents_fd));
 
 		if (n < 0)
-			return errno == ENOENT || errno == ESRCH ? -ENOENT
-			                                         : -EACCES;
+			return errno == ENOENT || errno == ESRCH ? -ENOENT :
+			                                           -EACCES;
 		if (n == 0)
 			return 0;
 		for (ssize_t o = 0; o < n;) {
@@ -1028,10 +1027,10 @@ scan_candidates(struct identity_ctx *ctx)
 			pid_path(p, sizeof(p), c->pid, "/fd");
 			fdd = openat(ctx->proc_fd, p,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			r = fdd < 0
-			        ? (errno == ENOENT || errno == ESRCH ? -ENOENT
-			                                             : -EACCES)
-			        : scan_fd_dir(ctx, fdd, &fdnum);
+			r = fdd < 0 ?
+			    (errno == ENOENT || errno == ESRCH ? -ENOENT :
+			                                         -EACCES) :
+			    scan_fd_dir(ctx, fdd, &fdnum);
 			if (fdd >= 0)
 				close(fdd);
 		} else {
@@ -1218,11 +1217,11 @@ resolve_invoked_as(struct identity_ctx *ctx, struct pfiles *f,
 	 * later; exe never does). */
 	if (f->same_root < 0)
 		f->same_root = fstatat(pid_dir, "root", &st, 0) == 0 &&
-		               (uint64_t)st.st_dev == ctx->root_dev &&
-		               (uint64_t)st.st_ino == ctx->root_ino &&
-		               fstatat(pid_dir, "ns/mnt", &st, 0) == 0 &&
-		               (uint64_t)st.st_dev == ctx->mnt_dev &&
-		               (uint64_t)st.st_ino == ctx->mnt_ino;
+		    (uint64_t)st.st_dev == ctx->root_dev &&
+		    (uint64_t)st.st_ino == ctx->root_ino &&
+		    fstatat(pid_dir, "ns/mnt", &st, 0) == 0 &&
+		    (uint64_t)st.st_dev == ctx->mnt_dev &&
+		    (uint64_t)st.st_ino == ctx->mnt_ino;
 	ours = f->same_root == 1;
 	if (ours) {
 		root[0] = '/';
@@ -1425,7 +1424,7 @@ still_same(
 	uint64_t st2;
 
 	return n > 0 && identity_parse_stat(ctx->rbuf, (size_t)n, &pp, &st2) &&
-	       st2 == start;
+	    st2 == start;
 }
 
 /*
@@ -1493,8 +1492,8 @@ fill_process_once(struct identity_ctx *ctx, pid_t pid, int fdnum,
 		goto fail_errno;
 	}
 	if (!identity_format_cmdline(ctx->raw_cmdline,
-	        (size_t)n < IDENTITY_CMDLINE_MAX ? (size_t)n
-	                                         : IDENTITY_CMDLINE_MAX,
+	        (size_t)n < IDENTITY_CMDLINE_MAX ? (size_t)n :
+	                                           IDENTITY_CMDLINE_MAX,
 	        out->cmdline, sizeof(out->cmdline)) ||
 	    (size_t)n > IDENTITY_CMDLINE_MAX)
 		out->cmdline_truncated = true;
@@ -1654,7 +1653,7 @@ same_exe(const char *a, bool adel, const struct identity_file *af,
     const char *b, bool bdel, const struct identity_file *bf)
 {
 	return adel == bdel && af->dev == bf->dev && af->ino == bf->ino &&
-	       strcmp(a, b) == 0;
+	    strcmp(a, b) == 0;
 }
 
 /*
@@ -1823,8 +1822,8 @@ diag_reply_matches(const struct inet_diag_msg *m, const struct tuple *t)
 	diag_addr(m->idiag_family, m->id.idiag_src, &fs, src);
 	diag_addr(m->idiag_family, m->id.idiag_dst, &fd, dst);
 	return fs == t->family && fd == t->family &&
-	       m->id.idiag_sport == t->sport && m->id.idiag_dport == t->dport &&
-	       memcmp(src, t->src, 16) == 0 && memcmp(dst, t->dst, 16) == 0;
+	    m->id.idiag_sport == t->sport && m->id.idiag_dport == t->dport &&
+	    memcmp(src, t->src, 16) == 0 && memcmp(dst, t->dst, 16) == 0;
 }
 
 /*
@@ -2036,7 +2035,7 @@ process_gone(struct identity_ctx *ctx, pid_t pid)
 		return n == -ENOENT || n == -ESRCH;
 	rp = memrchr(ctx->rbuf, ')', (size_t)n);
 	return rp != NULL && ctx->rbuf + n - rp >= 3 &&
-	       (rp[2] == 'Z' || rp[2] == 'X');
+	    (rp[2] == 'Z' || rp[2] == 'X');
 }
 
 enum identity_err
@@ -2106,8 +2105,8 @@ identity_from_unix_peer(struct identity_ctx *ctx, int fd, struct identity *out)
 		if (errno != ENOPROTOOPT) {
 			identity_clear(out);
 			out->err_errno = errno;
-			e = errno == ENODATA ? IDENTITY_ERR_INVALID
-			                     : IDENTITY_ERR_NO_OWNER;
+			e = errno == ENODATA ? IDENTITY_ERR_INVALID :
+			                       IDENTITY_ERR_NO_OWNER;
 			ctx->st.lookups++;
 			ctx->st.errors[e]++;
 			return e;

@@ -107,8 +107,9 @@ struct identity {
 static inline const char *
 identity_ancestor_exe(const struct identity *id, unsigned i)
 {
-	return i < id->nancestors ? id->ancestor_buf + id->ancestors[i].exe_off
-	                          : NULL;
+	return i < id->nancestors ?
+	    id->ancestor_buf + id->ancestors[i].exe_off :
+	    NULL;
 }
 
 static inline const char *

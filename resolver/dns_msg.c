@@ -272,8 +272,8 @@ header_read(struct cursor *c, struct header *h)
 	if (cursor_left(c) < DNS_HEADER_LEN)
 		return false;
 	return cursor_u16(c, &h->id) && cursor_u16(c, &h->flags) &&
-	       cursor_u16(c, &h->qd) && cursor_u16(c, &h->an) &&
-	       cursor_u16(c, &h->ns) && cursor_u16(c, &h->ar);
+	    cursor_u16(c, &h->qd) && cursor_u16(c, &h->an) &&
+	    cursor_u16(c, &h->ns) && cursor_u16(c, &h->ar);
 }
 
 #define FAIL(res, off) \
@@ -364,8 +364,8 @@ static uint16_t
 reply_flags(uint16_t query_flags, unsigned rcode)
 {
 	return (uint16_t)(DNS_FLAG_QR | (query_flags & DNS_FLAG_OPCODE_MASK) |
-	                  (query_flags & (DNS_FLAG_RD | DNS_FLAG_CD)) |
-	                  DNS_FLAG_RA | (rcode & DNS_FLAG_RCODE_MASK));
+	    (query_flags & (DNS_FLAG_RD | DNS_FLAG_CD)) | DNS_FLAG_RA |
+	    (rcode & DNS_FLAG_RCODE_MASK));
 }
 
 static bool
@@ -373,7 +373,7 @@ header_write(struct wbuf *w, uint16_t id, uint16_t flags, uint16_t qd,
     uint16_t an, uint16_t ar)
 {
 	return put_u16(w, id) && put_u16(w, flags) && put_u16(w, qd) &&
-	       put_u16(w, an) && put_u16(w, 0) && put_u16(w, ar);
+	    put_u16(w, an) && put_u16(w, 0) && put_u16(w, ar);
 }
 
 /* Our OPT RR: payload size DNS_EDNS_MAX, DO clear (we do not do DNSSEC),
@@ -382,8 +382,8 @@ static bool
 opt_write(struct wbuf *w, unsigned rcode)
 {
 	return put_u8(w, 0) && put_u16(w, DNS_TYPE_OPT) &&
-	       put_u16(w, DNS_EDNS_MAX) &&
-	       put_u32(w, (uint32_t)(rcode >> 4) << 24) && put_u16(w, 0);
+	    put_u16(w, DNS_EDNS_MAX) &&
+	    put_u32(w, (uint32_t)(rcode >> 4) << 24) && put_u16(w, 0);
 }
 
 /* Writes an owner name: a pointer when its offset fits in 14 bits, else a

@@ -47,8 +47,8 @@ info_eq(const struct sni_info *a, const struct sni_info *b)
 	    a->hello_raw_len != b->hello_raw_len)
 		return 0;
 	for (i = 0; i < a->alpn_count && i < SNI_ALPN_MAX; i++) {
-		n = a->alpn[i].len < SNI_ALPN_NAME_MAX ? a->alpn[i].len
-		                                       : SNI_ALPN_NAME_MAX;
+		n = a->alpn[i].len < SNI_ALPN_NAME_MAX ? a->alpn[i].len :
+		                                         SNI_ALPN_NAME_MAX;
 		if (a->alpn[i].len != b->alpn[i].len ||
 		    memcmp(a->alpn[i].name, b->alpn[i].name, n) != 0)
 			return 0;
@@ -82,26 +82,26 @@ check_outcome(const struct sni_reader *r, const struct outcome *o, size_t size)
 	case SNI_OK:
 		check(o->off == 0, "offset on OK");
 		check(o->info.hello_raw_len <= size &&
-		          o->info.hello_raw_len <= SNI_RAW_MAX,
+		        o->info.hello_raw_len <= SNI_RAW_MAX,
 		    "hello_raw_len past the input or the cap");
 		check(o->info.hello_len >= 4 &&
-		          o->info.hello_len <= SNI_HELLO_MAX,
+		        o->info.hello_len <= SNI_HELLO_MAX,
 		    "hello_len out of range");
 		check(o->info.hello_len + 5 * o->info.record_count ==
-		          o->info.hello_raw_len,
+		        o->info.hello_raw_len,
 		    "records do not add up to hello_raw_len");
 		check(o->info.name_err == HOSTNAME_OK, "name_err on OK");
 		if (o->info.has_sni) {
 			check(o->info.host.len > 0 &&
-			          o->info.host.len == strlen(o->info.host.name),
+			        o->info.host.len == strlen(o->info.host.name),
 			    "host length");
 			check(hostname_normalize(o->info.host.name,
 			          o->info.host.len, &again) == HOSTNAME_OK &&
-			          strcmp(again.name, o->info.host.name) == 0 &&
-			          again.kind == o->info.host.kind,
+			        strcmp(again.name, o->info.host.name) == 0 &&
+			        again.kind == o->info.host.kind,
 			    "host not normalized");
 			check(o->info.sni_is_ip ==
-			          (o->info.host.kind != HOSTNAME_NAME),
+			        (o->info.host.kind != HOSTNAME_NAME),
 			    "sni_is_ip disagrees with host.kind");
 		} else
 			check(o->info.host.len == 0 && !o->info.sni_is_ip,
@@ -116,7 +116,7 @@ check_outcome(const struct sni_reader *r, const struct outcome *o, size_t size)
 		check(o->off <= size, "error offset past the input");
 		check(sni_reader_detail(r)[0] != '\0', "error without detail");
 		check(o->res == SNI_ERR_BAD_NAME ||
-		          o->info.name_err == HOSTNAME_OK,
+		        o->info.name_err == HOSTNAME_OK,
 		    "name_err outside BAD_NAME");
 		break;
 	}
@@ -169,7 +169,7 @@ feed_split(const uint8_t *data, size_t size, const uint8_t *steps,
 		check(res == whole->res && o.off == whole->off,
 		    "a repeated call answered differently");
 		check(res != SNI_OK ||
-		          memcmp(&o.info, &untouched, sizeof(untouched)) == 0,
+		        memcmp(&o.info, &untouched, sizeof(untouched)) == 0,
 		    "a repeated OK changed *out");
 	}
 }

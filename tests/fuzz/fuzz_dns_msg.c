@@ -118,7 +118,7 @@ make_answers(const struct dns_query *q, uint32_t seed, struct dns_answer *a)
 	}
 	for (k = 0; k < naddr; k++) {
 		bool six = q->qtype == DNS_TYPE_AAAA ||
-		           (q->qtype != DNS_TYPE_A && ((seed >> (k % 32)) & 1));
+		    (q->qtype != DNS_TYPE_A && ((seed >> (k % 32)) & 1));
 
 		memset(&a[n], 0, sizeof(a[n]));
 		a[n].type = six ? DNS_TYPE_AAAA : DNS_TYPE_A;
@@ -147,9 +147,9 @@ answer_equal(const struct dns_answer *x, const struct dns_answer *y)
 		return false;
 	if (x->type == DNS_TYPE_CNAME)
 		return x->target_len == y->target_len &&
-		       memcmp(x->target, y->target, x->target_len) == 0;
+		    memcmp(x->target, y->target, x->target_len) == 0;
 	return x->addr.family == y->addr.family &&
-	       memcmp(x->addr.b, y->addr.b, 16) == 0;
+	    memcmp(x->addr.b, y->addr.b, 16) == 0;
 }
 
 static void
@@ -191,7 +191,7 @@ round_trip(const struct dns_query *q, const uint8_t *data, size_t size)
 		tc = full > max;
 		CHECK(out_len <= max);
 		CHECK(out_len ==
-		      (tc ? DNS_HEADER_LEN + q->question_len + opt : full));
+		    (tc ? DNS_HEADER_LEN + q->question_len + opt : full));
 		CHECK(((out[2] & 0x02) != 0) == tc);
 		CHECK(out[0] == data[0] && out[1] == data[1]);
 		CHECK(memcmp(out + DNS_HEADER_LEN, data + DNS_HEADER_LEN,

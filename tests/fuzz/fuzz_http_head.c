@@ -79,7 +79,7 @@ check_rewrite(const struct http_request *q, const uint8_t *buf)
 	strbuf_init(&sb, 0);
 	if (!http_request_write_origin(q, buf, &sb)) {
 		CHECK(q->form == HTTP_TARGET_AUTHORITY ||
-		      (q->form != HTTP_TARGET_ABSOLUTE && !q->has_host));
+		    (q->form != HTTP_TARGET_ABSOLUTE && !q->has_host));
 		strbuf_free(&sb);
 		return;
 	}
@@ -147,7 +147,7 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	CHECK(memchr(buf, '\n', q.head_len) != NULL);
 	r2 = http_parse_request(buf, q.head_len - 1, max, &q2, &eoff2);
 	CHECK(r2 == HTTP_NEED_MORE ||
-	      (q.head_len - 1 >= max && r2 == HTTP_ERR_HEAD_TOO_LARGE));
+	    (q.head_len - 1 >= max && r2 == HTTP_ERR_HEAD_TOO_LARGE));
 	CHECK(span_in(q.method_span, q.head_len) && q.method_span.off == 0);
 	CHECK(q.method_span.len <= HTTP_MAX_METHOD_LEN);
 	CHECK(span_in(q.target, q.head_len) && q.target.len > 0);
@@ -155,7 +155,7 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	CHECK(span_in(q.path, q.head_len));
 	check_headers(q.headers, q.nheaders, q.head_len);
 	CHECK((q.method == HTTP_METHOD_CONNECT) ==
-	      (q.form == HTTP_TARGET_AUTHORITY));
+	    (q.form == HTTP_TARGET_AUTHORITY));
 	if (q.form == HTTP_TARGET_ASTERISK)
 		CHECK(q.method == HTTP_METHOD_OPTIONS);
 	if (q.form == HTTP_TARGET_ABSOLUTE || q.form == HTTP_TARGET_AUTHORITY) {
@@ -164,14 +164,14 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 	}
 	if (q.form == HTTP_TARGET_ABSOLUTE || q.form == HTTP_TARGET_ORIGIN)
 		CHECK(span_in(q.path, q.target.off + q.target.len) &&
-		      q.path.off >= q.target.off);
+		    q.path.off >= q.target.off);
 	if (q.has_host)
 		check_hostname(&q.host_hdr);
 	else
 		CHECK(q.version == HTTP_VERSION_1_0);
 	CHECK(q.framing == HTTP_FRAMING_NONE ||
-	      q.framing == HTTP_FRAMING_CONTENT_LENGTH ||
-	      q.framing == HTTP_FRAMING_CHUNKED);
+	    q.framing == HTTP_FRAMING_CONTENT_LENGTH ||
+	    q.framing == HTTP_FRAMING_CHUNKED);
 	CHECK(q.content_length <= HTTP_CONTENT_LENGTH_MAX);
 	if (q.framing != HTTP_FRAMING_CONTENT_LENGTH)
 		CHECK(q.content_length == 0);
@@ -179,7 +179,7 @@ fuzz_request(const uint8_t *buf, size_t len, size_t max)
 		CHECK(q.version == HTTP_VERSION_1_1);
 	if (q.upgrade)
 		CHECK(q.upgrade_proto.len > 0 &&
-		      span_in(q.upgrade_proto, q.head_len));
+		    span_in(q.upgrade_proto, q.head_len));
 	if (q.expect_continue)
 		CHECK(q.version == HTTP_VERSION_1_1);
 	check_rewrite(&q, buf);
@@ -210,7 +210,7 @@ fuzz_response(const uint8_t *buf, size_t len, size_t max, enum http_method m)
 	if (p.status == 101)
 		CHECK(p.framing == HTTP_FRAMING_SWITCH);
 	else if (m == HTTP_METHOD_HEAD || p.status < 200 || p.status == 204 ||
-	         p.status == 304)
+	    p.status == 304)
 		CHECK(p.framing == HTTP_FRAMING_NONE);
 	if (p.framing == HTTP_FRAMING_TUNNEL)
 		CHECK(m == HTTP_METHOD_CONNECT);

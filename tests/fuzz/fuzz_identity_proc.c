@@ -33,7 +33,7 @@ cmdline_roundtrip(const char *raw, size_t len, const char *out)
 				got = '\\';
 				o += 2;
 			} else if (out[o + 1] == 'x' && out[o + 2] &&
-			           out[o + 3]) {
+			    out[o + 3]) {
 				char hex[3] = {out[o + 2], out[o + 3], 0};
 
 				got = (unsigned char)strtoul(hex, NULL, 16);

@@ -205,8 +205,9 @@ connector_loop(void)
 		if (read(FD_CMD, &c, 1) != 1)
 			_exit(0);
 		s = socket(AF_INET, SOCK_STREAM, 0);
-		if (s < 0 || connect(s, (struct sockaddr *)&listen_addr,
-		                 sizeof(listen_addr)) != 0)
+		if (s < 0 ||
+		    connect(s, (struct sockaddr *)&listen_addr,
+		        sizeof(listen_addr)) != 0)
 			_exit(3);
 		while (read(s, &c, 1) > 0)
 			;
@@ -257,8 +258,9 @@ sandbox_init(void)
 		if (p == 0) {
 			int s = socket(AF_INET, SOCK_STREAM, 0);
 
-			if (s < 0 || connect(s, (struct sockaddr *)&listen_addr,
-			                 sizeof(listen_addr)) != 0)
+			if (s < 0 ||
+			    connect(s, (struct sockaddr *)&listen_addr,
+			        sizeof(listen_addr)) != 0)
 				_exit(3);
 			while (read(s, &c, 1) > 0)
 				;
@@ -362,9 +364,10 @@ full_proc_scan(const char *want, size_t wantlen, int *nprocs)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: identity_bench [-n HOST_PROCS] [-s "
-	                "SANDBOX_PROCS] [-f EXTRA_FDS] [-c CONNECTIONS] [-r "
-	                "SCAN_ROUNDS]\n");
+	fprintf(stderr,
+	    "usage: identity_bench [-n HOST_PROCS] [-s "
+	    "SANDBOX_PROCS] [-f EXTRA_FDS] [-c CONNECTIONS] [-r "
+	    "SCAN_ROUNDS]\n");
 	exit(2);
 }
 

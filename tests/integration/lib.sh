@@ -21,10 +21,14 @@ t_init() {
 	fi
 	T_TAG=${T_TAG:-$(basename "$0" .sh | sed 's/^test_//' | tr -cd 'a-z0-9' | cut -c1-4)}
 	T_ID="${T_TAG}$$"
-	T_DIR=$(mktemp -d "/tmp/egt-${T_ID}.XXXXXX")
-	t_cleanup_push "rm -rf '$T_DIR'"
+	# traps first: a signal right after mktemp must not leave T_DIR
 	trap 't_run_cleanup' EXIT
 	trap 't_run_cleanup; exit 130' INT TERM
+	T_DIR=$(mktemp -d "/tmp/egt-${T_ID}.XXXXXX")
+	# EGT_KEEP=1 keeps the logs of a run for debugging (namespaces and
+	# processes are removed all the same)
+	[ -n "${EGT_KEEP:-}" ] || t_cleanup_push "rm -rf '$T_DIR'"
+	[ -z "${EGT_KEEP:-}" ] || echo "# keeping $T_DIR"
 }
 
 # Registers a command to run at exit; commands run last-in first-out.
@@ -57,6 +61,11 @@ t_check() {
 	_d=$1
 	shift
 	if "$@"; then t_ok 0 "$_d"; else t_ok 1 "$_d"; fi
+}
+
+# t_not CMD...: succeeds when CMD fails (for t_check with functions).
+t_not() {
+	! "$@"
 }
 
 # t_is GOT WANT "description"

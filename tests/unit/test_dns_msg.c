@@ -154,9 +154,8 @@ spec_build(const char *spec, uint8_t *out)
 					for (i = 0; i + 1 < hl; i += 2)
 						spec_put(out, &n,
 						    (uint8_t)(hexval(h[i])
-						                  << 4 |
-						              hexval(
-						                  h[i + 1])));
+						            << 4 |
+						        hexval(h[i + 1])));
 				break;
 			}
 			case 'm':
@@ -213,13 +212,13 @@ answers_summary(const struct dns_answer *a, size_t n, char *out, size_t cap)
 	out[0] = '\0';
 	for (i = 0; i < n && o < cap; i++) {
 		char ab[ADDR_STRLEN];
-		const char *what = a[i].type == DNS_TYPE_CNAME
-		                       ? a[i].target
-		                       : addr_format(&a[i].addr, ab);
-		const char *tn = a[i].type == DNS_TYPE_A       ? "A"
-		                 : a[i].type == DNS_TYPE_AAAA  ? "AAAA"
-		                 : a[i].type == DNS_TYPE_CNAME ? "CNAME"
-		                                               : "?";
+		const char *what = a[i].type == DNS_TYPE_CNAME ?
+		    a[i].target :
+		    addr_format(&a[i].addr, ab);
+		const char *tn = a[i].type == DNS_TYPE_A ? "A" :
+		    a[i].type == DNS_TYPE_AAAA           ? "AAAA" :
+		    a[i].type == DNS_TYPE_CNAME          ? "CNAME" :
+		                                           "?";
 
 		o += (size_t)snprintf(out + o, cap - o, "%s%s %s/%lu",
 		    i ? ", " : "", tn, what, (unsigned long)a[i].ttl);
@@ -359,10 +358,10 @@ test_names(void)
 		tap_is_int(r, t->want, "name %s: result", t->name);
 		if (t->want == DNS_OK) {
 			tap_ok(out_len == t->want_len &&
-			           strlen(out) == out_len &&
-			           (t->want_name == NULL ||
-			               strcmp(out, t->want_name) == 0) &&
-			           off == t->want_end,
+			        strlen(out) == out_len &&
+			        (t->want_name == NULL ||
+			            strcmp(out, t->want_name) == 0) &&
+			        off == t->want_end,
 			    "name %s: '%s' len %zu end %zu", t->name, out,
 			    out_len, off);
 		} else {
@@ -644,8 +643,8 @@ query_sane(enum dns_result r, const struct dns_query *q, size_t len)
 	if (r != DNS_OK)
 		return q->err_off <= len || q->err_off == DNS_MSG_MAX;
 	return q->has_header && name_shape_ok(q->qname, q->qname_len) &&
-	       q->question_len >= 5 && q->question_len <= DNS_QUESTION_MAX &&
-	       q->question_len + DNS_HEADER_LEN <= len;
+	    q->question_len >= 5 && q->question_len <= DNS_QUESTION_MAX &&
+	    q->question_len + DNS_HEADER_LEN <= len;
 }
 
 /* Every prefix of a message is a different, shorter message: it must be
@@ -718,26 +717,24 @@ test_queries(void)
 		tap_ok(query_sane(r, &q, len), "query %s: output consistent",
 		    t->name);
 		if (t->want == DNS_OK) {
-			bool edns_ok = t->edns < 0
-			                   ? !q.edns.present
-			                   : q.edns.present &&
-			                         q.edns.udp_size == t->edns &&
-			                         q.edns.version == t->version &&
-			                         q.edns.do_bit == (t->dob != 0);
+			bool edns_ok = t->edns < 0 ?
+			    !q.edns.present :
+			    q.edns.present && q.edns.udp_size == t->edns &&
+			        q.edns.version == t->version &&
+			        q.edns.do_bit == (t->dob != 0);
 
 			tap_ok((t->qname == NULL ||
 			           strcmp(q.qname, t->qname) == 0) &&
-			           q.qtype == t->qtype &&
-			           q.qclass == t->qclass && q.id == t->id &&
-			           edns_ok,
+			        q.qtype == t->qtype && q.qclass == t->qclass &&
+			        q.id == t->id && edns_ok,
 			    "query %s: qname '%s' type %u class %u edns %d/%u",
 			    t->name, q.qname, q.qtype, q.qclass,
 			    q.edns.present ? q.edns.udp_size : -1,
 			    q.edns.version);
-			tap_ok(q.question_len == q.qname_len + 1 +
-			                             (q.qname_len > 0) + 4 &&
-			           memcmp(q.question, msg + 12,
-			               q.question_len) == 0,
+			tap_ok(q.question_len ==
+			            q.qname_len + 1 + (q.qname_len > 0) + 4 &&
+			        memcmp(q.question, msg + 12, q.question_len) ==
+			            0,
 			    "query %s: question bytes kept (%zu)", t->name,
 			    q.question_len);
 			bad = query_prefixes(msg, len);
@@ -750,7 +747,7 @@ test_queries(void)
 				    "query %s: error offset", t->name);
 			if (len >= 12)
 				tap_ok(q.has_header && q.id == t->id &&
-				           q.opcode == t->opcode,
+				        q.opcode == t->opcode,
 				    "query %s: header kept (id %04x op %u)",
 				    t->name, q.id, q.opcode);
 			else
@@ -1133,7 +1130,7 @@ resp_sane(enum dns_result r, const struct dns_response_info *info,
 
 	if (r != DNS_OK)
 		return n == 0 &&
-		       (info->err_off <= len || info->err_off == DNS_MSG_MAX);
+		    (info->err_off <= len || info->err_off == DNS_MSG_MAX);
 	if (n > max || info->ncname + info->naddr != n ||
 	    info->ncname > DNS_CNAME_CHAIN_MAX)
 		return false;
@@ -1225,8 +1222,8 @@ test_responses(void)
 		rg = dns_parse_response(tap_guard_copy(&guard, msg, len), len,
 		    0x1234, t->qname, t->qtype, &infog, ag, MAX_ANS, &ng);
 		tap_ok(rg == r && ng == n &&
-		           memcmp(&info, &infog, sizeof(info)) == 0 &&
-		           memcmp(a, ag, n * sizeof(a[0])) == 0,
+		        memcmp(&info, &infog, sizeof(info)) == 0 &&
+		        memcmp(a, ag, n * sizeof(a[0])) == 0,
 		    "response %s: same on a guard page", t->name);
 		tap_ok(resp_sane(r, &info, a, n, MAX_ANS, len),
 		    "response %s: output consistent", t->name);
@@ -1270,7 +1267,7 @@ test_response_space(void)
 	r = dns_parse_response(
 	    msg, len, 0x1234, "good.example", DNS_TYPE_A, &info, a, 2, &n);
 	tap_ok(r == DNS_OK && n == 2 && info.ncname == 1 && info.naddr == 1 &&
-	           info.dropped == 2,
+	        info.dropped == 2,
 	    "response: addresses beyond max_answers dropped and counted");
 	r = dns_parse_response(
 	    msg, len, 0x1234, "good.example", DNS_TYPE_A, &info, a, 1, &n);
@@ -1473,7 +1470,7 @@ test_build(void)
 		}
 		answers_summary(back, nb, sum, sizeof(sum));
 		tap_ok(r == DNS_OK && strcmp(sum, t->answers) == 0 &&
-		           info.rcode == t->rcode,
+		        info.rcode == t->rcode,
 		    "build %s: round trip (%s) '%s'", t->name, dns_strerror(r),
 		    sum);
 	}
@@ -1566,8 +1563,8 @@ test_build_sizes(void)
 				r = dns_parse_response(out, out_len, 0x1234,
 				    "WWW.example.com", q.qtype, &info, back,
 				    4000, &nb);
-				if (tc ? r != DNS_ERR_TRUNCATED_RESPONSE
-				       : (r != DNS_OK || nb != n ||
+				if (tc ? r != DNS_ERR_TRUNCATED_RESPONSE :
+				         (r != DNS_OK || nb != n ||
 				             memcmp(back, a,
 				                 n * sizeof(a[0])) != 0)) {
 					if (fails++ == 0)
@@ -1648,8 +1645,8 @@ test_build_errors(void)
 	tap_is_int(dns_build_response(&q, 5, NULL, 0, 12 + 14, out, &out_len),
 	    DNS_ERR_SPACE, "build: question does not fit");
 	tap_ok(dns_build_response(&q, 5, NULL, 0, 12 + 15, out, &out_len) ==
-	               DNS_OK &&
-	           out_len == 27,
+	            DNS_OK &&
+	        out_len == 27,
 	    "build: question just fits");
 	tap_is_int(
 	    dns_build_response(&qe, 5, NULL, 0, 12 + 15 + 10, out, &out_len),
@@ -1658,16 +1655,16 @@ test_build_errors(void)
 	tap_is_int(dns_build_response(&q, 0, a, n, 12 + 14, out, &out_len),
 	    DNS_ERR_SPACE, "build: with an answer, question does not fit");
 	tap_ok(dns_build_response(&q, 0, a, n, 12 + 15 + 15, out, &out_len) ==
-	               DNS_OK &&
-	           (out[2] & 0x02) && out_len == 12 + 15 && out[7] == 0,
+	            DNS_OK &&
+	        (out[2] & 0x02) && out_len == 12 + 15 && out[7] == 0,
 	    "build: one octet short of the answer sets TC");
 	tap_ok(dns_build_response(&q, 0, a, n, 12 + 15 + 16, out, &out_len) ==
-	               DNS_OK &&
-	           !(out[2] & 0x02) && out_len == 12 + 15 + 16 && out[7] == 1,
+	            DNS_OK &&
+	        !(out[2] & 0x02) && out_len == 12 + 15 + 16 && out[7] == 1,
 	    "build: answer just fits");
 	tap_ok(dns_build_response(
 	           &qe, 0, a, n, 12 + 15 + 16 + 10, out, &out_len) == DNS_OK &&
-	           (out[2] & 0x02) && out_len == 12 + 15 + 11 && out[11] == 1,
+	        (out[2] & 0x02) && out_len == 12 + 15 + 11 && out[11] == 1,
 	    "build: answer fits but not with the OPT: TC, OPT kept");
 	memset(&q, 0, sizeof(q));
 	tap_is_int(dns_build_response(&q, 0, NULL, 0, 512, out, &out_len),
@@ -1726,9 +1723,9 @@ test_build_far_owner(void)
 	    out_len, full);
 	off = last_owner;
 	tap_ok(owner >= 0x4000 &&
-	           dns_name_read(out, out_len, &off, name, NULL) == DNS_OK &&
-	           strcmp(name, a[FAR_N - 2].target) == 0 &&
-	           off == last_owner + owner_wire,
+	        dns_name_read(out, out_len, &off, name, NULL) == DNS_OK &&
+	        strcmp(name, a[FAR_N - 2].target) == 0 &&
+	        off == last_owner + owner_wire,
 	    "build far owner: last owner written in full");
 	r = dns_parse_response(out, out_len, 0x1234, "a.example", DNS_TYPE_A,
 	    &info, back, 16, &nb);
@@ -1745,9 +1742,9 @@ test_header_reply(void)
 
 	tap_ok(dns_build_header_reply(0xbeef, 0x0100, DNS_RCODE_FORMERR, out,
 	           sizeof(out), &out_len) == DNS_OK &&
-	           out_len == 12 &&
-	           memcmp(out, want,
-	               spec_build("beef 8181 0000 0000 0000 0000", want)) == 0,
+	        out_len == 12 &&
+	        memcmp(out, want,
+	            spec_build("beef 8181 0000 0000 0000 0000", want)) == 0,
 	    "header reply: FORMERR");
 	wl = spec_build(
 	    "0001 2000 0001 0000 0000 0000 n:a.example 0006 0001", msg);
@@ -1755,22 +1752,22 @@ test_header_reply(void)
 	    "header reply: NOTIFY is not a query");
 	tap_ok(dns_build_header_reply(q.id, q.flags, DNS_RCODE_NOTIMP, out,
 	           sizeof(out), &out_len) == DNS_OK &&
-	           memcmp(out, want,
-	               spec_build("0001 a084 0000 0000 0000 0000", want)) == 0,
+	        memcmp(out, want,
+	            spec_build("0001 a084 0000 0000 0000 0000", want)) == 0,
 	    "header reply: NOTIMP keeps the opcode");
 	tap_ok(dns_build_header_reply(0x0102, 0x0110, DNS_RCODE_REFUSED, out,
 	           sizeof(out), &out_len) == DNS_OK &&
-	           memcmp(out, want,
-	               spec_build("0102 8195 0000 0000 0000 0000", want)) == 0,
+	        memcmp(out, want,
+	            spec_build("0102 8195 0000 0000 0000 0000", want)) == 0,
 	    "header reply: CD kept");
 	tap_is_int(dns_build_header_reply(1, 0, 16, out, sizeof(out), &out_len),
 	    DNS_ERR_ARG, "header reply: rcode 16 refused");
 	tap_is_int(dns_build_header_reply(1, 0, 1, out, 11, &out_len),
 	    DNS_ERR_SPACE, "header reply: 11 octets of room");
 	tap_ok(dns_build_header_reply(0xffff, 0xffff, 1, out, 12, &out_len) ==
-	               DNS_OK &&
-	           memcmp(out, want,
-	               spec_build("ffff f991 0000 0000 0000 0000", want)) == 0,
+	            DNS_OK &&
+	        memcmp(out, want,
+	            spec_build("ffff f991 0000 0000 0000 0000", want)) == 0,
 	    "header reply: all query bits set");
 }
 
@@ -1820,8 +1817,8 @@ test_build_query(void)
 		tap_ok(wl == out_len && memcmp(out, want, wl) == 0,
 		    "build query '%s': bytes", cases[i].name);
 		tap_ok(dns_parse_query(out, out_len, &q) == DNS_OK &&
-		           q.qtype == cases[i].qtype &&
-		           q.edns.present == (cases[i].edns != 0),
+		        q.qtype == cases[i].qtype &&
+		        q.edns.present == (cases[i].edns != 0),
 		    "build query '%s': parses back", cases[i].name);
 	}
 	tap_is_int(dns_build_query(1, "a.example", 1, 0, out, 26, NULL),

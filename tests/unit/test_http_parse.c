@@ -213,9 +213,10 @@ run_request(const char *name, const uint8_t *in, size_t len, size_t max,
 	if (!tap_ok(r == want, "request %s: %s", name, http_strerror(want)))
 		tap_diag("got %d (%s) at %zu; %s", (int)r, http_strerror(r),
 		    eoff, strbuf_str(&whole));
-	if (fields && !tap_ok(fields_match(strbuf_str(&whole), fields, missing,
-	                          sizeof(missing)),
-	                  "request %s: fields", name))
+	if (fields &&
+	    !tap_ok(fields_match(
+	                strbuf_str(&whole), fields, missing, sizeof(missing)),
+	        "request %s: fields", name))
 		tap_diag("missing \"%s\" in: %s", missing, strbuf_str(&whole));
 	if (r == HTTP_OK && !request_spans_ok(&q))
 		tap_ok(false, "request %s: spans inside the head", name);
@@ -246,7 +247,7 @@ run_request(const char *name, const uint8_t *in, size_t len, size_t max,
 		rk = http_parse_request(g, len, max, &q, &eoff);
 	describe_request(&pre, g, rk, &q, eoff);
 	if (!tap_ok(strcmp(strbuf_str(&pre), strbuf_str(&whole)) == 0 &&
-	                st.scanned <= len,
+	            st.scanned <= len,
 	        "request %s: incremental scan", name))
 		tap_diag("%s vs %s, scanned %zu", strbuf_str(&pre),
 		    strbuf_str(&whole), st.scanned);
@@ -442,8 +443,9 @@ static const struct req_case req_cases[] = {
            "Proxy-Connection: keep-alive\r\n\r\n"),
         HTTP_OK, "keep=0 hop=Proxy-Connection"},
     {"expect 100-continue",
-        IN(H11("PUT /", HA "Expect: 100-continue\r\n"
-                           "Content-Length: 3\r\n")),
+        IN(H11("PUT /",
+            HA "Expect: 100-continue\r\n"
+               "Content-Length: 3\r\n")),
         HTTP_OK, "expect=1 framing=cl cl=3"},
     {"expect case-insensitive", IN(H11("PUT /", HA "Expect: 100-Continue\r\n")),
         HTTP_OK, "expect=1"},
@@ -456,7 +458,8 @@ static const struct req_case req_cases[] = {
             "GET /chat", HA "Connection: Upgrade\r\nUpgrade: websocket\r\n")),
         HTTP_OK, "upgrade=websocket hop=Connection,Upgrade"},
     {"upgrade first protocol",
-        IN(H11("GET /", HA
+        IN(H11("GET /",
+            HA
             "Upgrade: h2c/1, websocket\r\nConnection: keep-alive, upgrade\r\n")),
         HTTP_OK, "upgrade=h2c/1"},
     {"upgrade without connection option",
@@ -914,12 +917,14 @@ static const struct req_case req_cases[] = {
         IN(H11("POST /", HA "Transfer-Encoding: chunked;q=1\r\n")),
         HTTP_ERR_UNSUPPORTED_TRANSFER_ENCODING},
     {"te two headers",
-        IN(H11("POST /", HA "Transfer-Encoding: chunked\r\n"
-                            "Transfer-Encoding: chunked\r\n")),
+        IN(H11("POST /",
+            HA "Transfer-Encoding: chunked\r\n"
+               "Transfer-Encoding: chunked\r\n")),
         HTTP_ERR_DUPLICATE_TRANSFER_ENCODING, "eoff=62"},
     {"te two headers identity second",
-        IN(H11("POST /", HA "Transfer-Encoding: chunked\r\n"
-                            "Transfer-Encoding: identity\r\n")),
+        IN(H11("POST /",
+            HA "Transfer-Encoding: chunked\r\n"
+               "Transfer-Encoding: identity\r\n")),
         HTTP_ERR_DUPLICATE_TRANSFER_ENCODING},
     {"cl then te",
         IN(H11("POST /",
@@ -961,8 +966,9 @@ static const struct req_case req_cases[] = {
             "GET /", HA "Connection: a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\r\n")),
         HTTP_ERR_TOO_MANY_CONNECTION_OPTIONS, "eoff=77"},
     {"connection 17 options over two headers",
-        IN(H11("GET /", HA "Connection: a,b,c,d,e,f,g,h\r\n"
-                           "Connection: i,j,k,l,m,n,o,p,q\r\n")),
+        IN(H11("GET /",
+            HA "Connection: a,b,c,d,e,f,g,h\r\n"
+               "Connection: i,j,k,l,m,n,o,p,q\r\n")),
         HTTP_ERR_TOO_MANY_CONNECTION_OPTIONS},
     {"connection 16 options",
         IN(H11("GET /", HA "Connection: a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p\r\n")),
@@ -1053,8 +1059,8 @@ run_generated_requests(void)
 		    "CONNECT [2001:db8::1]:%s HTTP/1.0\r\n\r\n", pc->port);
 		/* After "]" a second colon is part of the port. */
 		run_request(name, (uint8_t *)buf, n, 0,
-		    pc->want == HTTP_ERR_BAD_HOST ? HTTP_ERR_BAD_PORT
-		                                  : pc->want,
+		    pc->want == HTTP_ERR_BAD_HOST ? HTTP_ERR_BAD_PORT :
+		                                    pc->want,
 		    pc->want == HTTP_OK ? f : NULL);
 		snprintf(name, sizeof(name), "port \"%s\" absolute", pc->port);
 		n = (size_t)snprintf(buf, MAXH,
@@ -1338,17 +1344,18 @@ run_response(const char *name, enum http_method method, const uint8_t *in,
 	if (!tap_ok(r == want, "response %s: %s", name, http_strerror(want)))
 		tap_diag("got %d (%s); %s", (int)r, http_strerror(r),
 		    strbuf_str(&whole));
-	if (fields && !tap_ok(fields_match(strbuf_str(&whole), fields, missing,
-	                          sizeof(missing)),
-	                  "response %s: fields", name))
+	if (fields &&
+	    !tap_ok(fields_match(
+	                strbuf_str(&whole), fields, missing, sizeof(missing)),
+	        "response %s: fields", name))
 		tap_diag("missing \"%s\" in: %s", missing, strbuf_str(&whole));
 	if (r == HTTP_OK) {
 		bool ok = p.reason.off + p.reason.len <= p.head_len;
 
 		for (i = 0; i < p.nheaders; i++)
 			ok = ok &&
-			     p.headers[i].value.off + p.headers[i].value.len <=
-			         p.head_len;
+			    p.headers[i].value.off + p.headers[i].value.len <=
+			        p.head_len;
 		if (!ok)
 			tap_ok(false, "response %s: spans", name);
 	}
@@ -1474,7 +1481,7 @@ run_chunked(const char *name, const uint8_t *in, size_t len,
 	g = tap_guard_copy(&guard, in, len);
 	r = http_chunked_feed(&st, g, len, &used);
 	if (!tap_ok(r == want &&
-	                (want == HTTP_NEED_MORE ? used == len : used == at),
+	            (want == HTTP_NEED_MORE ? used == len : used == at),
 	        "chunked %s: %s", name, http_strerror(want)))
 		tap_diag("got %d (%s), consumed %zu, want %zu", (int)r,
 		    http_strerror(r), used, want == HTTP_NEED_MORE ? len : at);
@@ -1514,7 +1521,7 @@ run_chunked(const char *name, const uint8_t *in, size_t len,
 		total += used;
 	}
 	if (!tap_ok(r == want &&
-	                (want == HTTP_NEED_MORE ? total == len : total == at),
+	            (want == HTTP_NEED_MORE ? total == len : total == at),
 	        "chunked %s: byte by byte", name))
 		tap_diag("got %d, consumed %zu", (int)r, total);
 }
@@ -1818,8 +1825,7 @@ run_error_table(void)
 	tap_ok(
 	    strstr(http_strerror(HTTP_ERR_HTTPS_ABSOLUTE), "CONNECT") != NULL,
 	    "https:// message points at CONNECT");
-	tap_ok(
-	    http_method_name(HTTP_METHOD_OTHER) == NULL &&
+	tap_ok(http_method_name(HTTP_METHOD_OTHER) == NULL &&
 	        strcmp(http_method_name(HTTP_METHOD_CONNECT), "CONNECT") == 0,
 	    "method names");
 }

@@ -574,7 +574,7 @@ test_parse_status(void)
 		    c->ok ? "accepted" : "rejected");
 		if (ok && c->ok)
 			tap_ok(u == c->uid && eu == c->euid && gg == c->gid &&
-			           eg == c->egid,
+			        eg == c->egid,
 			    "parse_status %s: ids %u %u %u %u", c->name,
 			    (unsigned)u, (unsigned)eu, (unsigned)gg,
 			    (unsigned)eg);
@@ -721,10 +721,10 @@ test_basic_v4(struct env *e)
 	tap_is_int(id.nancestors, 0,
 	    "v4: the test (outside the netns) is not an ancestor");
 	tap_ok(stat(self_exe, &st) == 0 && id.exe_file.dev == st.st_dev &&
-	           id.exe_file.ino == st.st_ino &&
-	           id.exe_file.size == st.st_size &&
-	           id.exe_file.nlink == st.st_nlink &&
-	           id.exe_file.mtime.tv_sec == st.st_mtim.tv_sec,
+	        id.exe_file.ino == st.st_ino &&
+	        id.exe_file.size == st.st_size &&
+	        id.exe_file.nlink == st.st_nlink &&
+	        id.exe_file.mtime.tv_sec == st.st_mtim.tv_sec,
 	    "v4: exe_file is stat of the binary");
 	tap_is_str(id.invoked_as, "", "v4: no invoked_as (not exec'd)");
 	tap_ok(id.cmdline[0] != '\0', "v4: cmdline: %s", id.cmdline);
@@ -800,8 +800,8 @@ test_v6_and_mapped(struct env *e)
 	if (tap_ok(accept_conn(&ldual, &c) && kids_wait(&k, "R") == kid,
 	        "mapped: child connected")) {
 		tap_ok(c.peer.ss_family == AF_INET6 &&
-		           IN6_IS_ADDR_V4MAPPED(
-		               &((struct sockaddr_in6 *)&c.peer)->sin6_addr),
+		        IN6_IS_ADDR_V4MAPPED(
+		            &((struct sockaddr_in6 *)&c.peer)->sin6_addr),
 		    "mapped: peer is v4-mapped");
 		r = lookup(e->ns, &c, &id);
 		tap_is_str(
@@ -1029,7 +1029,7 @@ test_exec_paths(struct env *e)
 		    "long cmdline: lookup");
 		tap_ok(id.cmdline_truncated, "long cmdline: truncated");
 		tap_ok(strlen(id.cmdline) < IDENTITY_CMDLINE_MAX &&
-		           strlen(id.cmdline) > 900,
+		        strlen(id.cmdline) > 900,
 		    "long cmdline: capped at %zu", strlen(id.cmdline));
 		close(c.fd);
 	}
@@ -1056,7 +1056,7 @@ test_caller_gone(struct env *e)
 	if (tap_ok(accept_conn(&e->l4, &c), "gone: accepted")) {
 		/* Deterministic: the caller is dead and reaped. */
 		tap_ok(waitpid(kid, &status, 0) == kid && WIFEXITED(status) &&
-		           WEXITSTATUS(status) == 0,
+		        WEXITSTATUS(status) == 0,
 		    "gone: child exited");
 		r = lookup(e->ns, &c, &id);
 		tap_ok(
@@ -1117,9 +1117,9 @@ test_shared(struct env *e)
 		struct pollfd pf = {.fd = k.ready[0], .events = POLLIN};
 		struct msg m1, m2;
 		bool ok = poll(&pf, 1, TIMEOUT_MS) == 1 &&
-		          read(k.ready[0], &m1, sizeof(m1)) == sizeof(m1) &&
-		          poll(&pf, 1, TIMEOUT_MS) == 1 &&
-		          read(k.ready[0], &m2, sizeof(m2)) == sizeof(m2);
+		    read(k.ready[0], &m1, sizeof(m1)) == sizeof(m1) &&
+		    poll(&pf, 1, TIMEOUT_MS) == 1 &&
+		    read(k.ready[0], &m2, sizeof(m2)) == sizeof(m2);
 		if (ok) {
 			kids_note(&k, m1.pid);
 			kids_note(&k, m2.pid);
@@ -1156,18 +1156,18 @@ test_shared(struct env *e)
 		    "ambiguous: lookup");
 		tap_is_int(id.nholders, 2, "ambiguous: two holders");
 		tap_is_int(id.nlisted, 2, "ambiguous: both listed");
-		bool a =
-		    id.nlisted == 2 &&
+		bool a = id.nlisted == 2 &&
 		    ((strcmp(identity_holder_exe(&id, 0), self_exe) == 0 &&
 		         strcmp(identity_holder_exe(&id, 1), copy_exe) == 0) ||
 		        (strcmp(identity_holder_exe(&id, 1), self_exe) == 0 &&
 		            strcmp(identity_holder_exe(&id, 0), copy_exe) ==
 		                0));
 		tap_ok(a, "ambiguous: both executables named");
-		tap_ok(id.nlisted == 2 && ((id.holders[0].pid == kid &&
-		                               id.holders[1].pid == gkid) ||
-		                              (id.holders[1].pid == kid &&
-		                                  id.holders[0].pid == gkid)),
+		tap_ok(id.nlisted == 2 &&
+		        ((id.holders[0].pid == kid &&
+		             id.holders[1].pid == gkid) ||
+		            (id.holders[1].pid == kid &&
+		                id.holders[0].pid == gkid)),
 		    "ambiguous: both pids named");
 		close(c.fd);
 	}
@@ -1338,7 +1338,7 @@ test_namespaces(struct env *e)
 		tap_is_int(id.ppid, kid, "pidns: ppid");
 		tap_is_int(id.nancestors, 1, "pidns: one ancestor");
 		tap_ok(id.nancestors == 1 && id.ancestors[0].pid == kid &&
-		           strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
+		        strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
 		    "pidns: the ancestor is the middle process");
 		close(c.fd);
 	}
@@ -1377,7 +1377,7 @@ test_ancestors(struct env *e)
 		tap_is_int(id.pid, b, "ancestors: pid");
 		tap_is_int(id.nancestors, 1, "ancestors: stops at the netns");
 		tap_ok(id.nancestors == 1 && id.ancestors[0].pid == kid &&
-		           strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
+		        strcmp(identity_ancestor_exe(&id, 0), self_exe) == 0,
 		    "ancestors: parent and its exe");
 		tap_ok(!id.ancestors_truncated, "ancestors: complete");
 		close(c.fd);
@@ -1519,7 +1519,7 @@ test_outsiders(struct env *e, bool keep)
 			r = lookup(e->ns, &c, &id);
 			identity_stats_get(e->ns, &s0);
 			tap_ok(r == IDENTITY_OK && id.pid == b &&
-			           s0.full_scans == s1.full_scans,
+			        s0.full_scans == s1.full_scans,
 			    "%s: again, without a scan", what);
 		} else {
 			/* Known limit: a co-holder outside the namespace
@@ -1695,10 +1695,10 @@ test_unix_peer(struct env *e)
 	snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
 	    "egressd-test-identity-%d", (int)getpid());
 	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-	                  strlen(sun.sun_path + 1));
+	    strlen(sun.sun_path + 1));
 	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (!tap_ok(l >= 0 && bind(l, (struct sockaddr *)&sun, len) == 0 &&
-	                listen(l, 4) == 0,
+	            listen(l, 4) == 0,
 	        "unix: listener"))
 		return;
 	kids_init(&k);
@@ -1777,7 +1777,7 @@ test_unreadable(struct env *e)
 	bool got = read(res[0], out, sizeof(out)) == sizeof(out);
 	close(res[0]);
 	tap_ok(waitpid(checker, &status, 0) == checker && WIFEXITED(status) &&
-	           WEXITSTATUS(status) == 0 && got,
+	        WEXITSTATUS(status) == 0 && got,
 	    "unreadable: checker ran");
 	tap_is_str(identity_err_code((enum identity_err)out[0]),
 	    "identity_unreadable", "unreadable: fails closed");
@@ -1820,7 +1820,7 @@ test_invalid(struct env *e)
 	(void)n1;
 	identity_free(NULL);
 	tap_ok(readlink("/proc/thread-self/ns/net", now, sizeof(now)) > 0 &&
-	           memcmp(cur, now, 16) == 0,
+	        memcmp(cur, now, 16) == 0,
 	    "still in our own namespace");
 }
 
@@ -1833,7 +1833,7 @@ test_stats(struct env *e)
 	tap_ok(s.lookups > 20, "stats: lookups %llu",
 	    (unsigned long long)s.lookups);
 	tap_ok(s.ok > 10 && s.errors[IDENTITY_ERR_AMBIGUOUS] >= 1 &&
-	           s.errors[IDENTITY_ERR_NO_SOCKET] >= 1,
+	        s.errors[IDENTITY_ERR_NO_SOCKET] >= 1,
 	    "stats: results counted");
 	tap_ok(s.fast_hits > 10, "stats: fast hits %llu",
 	    (unsigned long long)s.fast_hits);

@@ -126,8 +126,9 @@ putesc(struct bld *b, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
 		    hexval(s[i + 2]) >= 0) {
-			put8(b, (unsigned)(hexval(s[i + 1]) << 4 |
-			                   hexval(s[i + 2])));
+			put8(b,
+			    (unsigned)(hexval(s[i + 1]) << 4 |
+			        hexval(s[i + 2])));
 			i += 2;
 		} else
 			put8(b, (unsigned char)s[i]);
@@ -868,7 +869,7 @@ build_body(const struct tcase *tc, struct bld *body)
 		/* handshake header + fixed fields + block length + exts +
 		 * padding header + padding = pad_to */
 		fixed = 4 + body->len + 2 + e->len + 4 +
-		        (tc->body_extra ? strlen(tc->body_extra) / 2 : 0);
+		    (tc->body_extra ? strlen(tc->body_extra) / 2 : 0);
 		if (tc->pad_to < fixed)
 			die("pad_to too small");
 		want = tc->pad_to - fixed;
@@ -932,10 +933,10 @@ build_input(const struct tcase *tc, struct bld *in, size_t *hello_end)
 			build_body(tc, body);
 			put8(msg,
 			    tc->msg_type1 ? (unsigned)tc->msg_type1 - 1 : 1);
-			declared = tc->msg_len
-			               ? tc->msg_len
-			               : (unsigned long)((long)body->len +
-			                                 tc->msg_len_delta);
+			declared = tc->msg_len ?
+			    tc->msg_len :
+			    (unsigned long)((long)body->len +
+			        tc->msg_len_delta);
 			put24(msg, declared);
 			putn(msg, body->b, body->len);
 		}
@@ -1007,9 +1008,9 @@ info_eq(const struct sni_info *a, const struct sni_info *b)
 	for (i = 0; i < a->alpn_count && i < SNI_ALPN_MAX; i++)
 		if (a->alpn[i].len != b->alpn[i].len ||
 		    memcmp(a->alpn[i].name, b->alpn[i].name,
-		        a->alpn[i].len < SNI_ALPN_NAME_MAX
-		            ? a->alpn[i].len
-		            : SNI_ALPN_NAME_MAX) != 0)
+		        a->alpn[i].len < SNI_ALPN_NAME_MAX ?
+		            a->alpn[i].len :
+		            SNI_ALPN_NAME_MAX) != 0)
 			return false;
 	return true;
 }
@@ -1023,8 +1024,8 @@ alpn_str(const struct sni_info *info, char *s, size_t size)
 
 	s[0] = '\0';
 	for (i = 0; i < info->alpn_count && i < SNI_ALPN_MAX; i++) {
-		n = info->alpn[i].len < SNI_ALPN_NAME_MAX ? info->alpn[i].len
-		                                          : SNI_ALPN_NAME_MAX;
+		n = info->alpn[i].len < SNI_ALPN_NAME_MAX ? info->alpn[i].len :
+		                                            SNI_ALPN_NAME_MAX;
 		if (i > 0 && k + 1 < size)
 			s[k++] = ',';
 		for (j = 0; j < n && k + 1 < size; j++) {
@@ -1039,9 +1040,8 @@ static unsigned
 flags_of(const struct sni_info *info)
 {
 	return (info->sni_is_ip ? W_IP : 0) |
-	       (info->tls13_offered ? W_TLS13 : 0) |
-	       (info->has_ech ? W_ECH : 0) | (info->alpn_h2 ? W_H2 : 0) |
-	       (info->alpn_http11 ? W_H11 : 0);
+	    (info->tls13_offered ? W_TLS13 : 0) | (info->has_ech ? W_ECH : 0) |
+	    (info->alpn_h2 ? W_H2 : 0) | (info->alpn_http11 ? W_H11 : 0);
 }
 
 struct outcome {
@@ -1110,8 +1110,8 @@ res_name(enum sni_result res)
 	    "NOT_CLIENT_HELLO", "MALFORMED", "DUP_EXTENSION", "MULTIPLE_NAMES",
 	    "BAD_NAME", "TOO_LARGE"};
 
-	return (unsigned)res < sizeof(names) / sizeof(names[0]) ? names[res]
-	                                                        : "?";
+	return (unsigned)res < sizeof(names) / sizeof(names[0]) ? names[res] :
+	                                                          "?";
 }
 
 static void
@@ -1139,8 +1139,8 @@ check_expectations(const struct tcase *tc, const struct outcome *o,
 		if (o->info.has_sni) {
 			tap_ok(hostname_normalize(o->info.host.name,
 			           o->info.host.len, &again) == HOSTNAME_OK &&
-			           strcmp(again.name, o->info.host.name) == 0 &&
-			           again.kind == o->info.host.kind,
+			        strcmp(again.name, o->info.host.name) == 0 &&
+			        again.kind == o->info.host.kind,
 			    "%s: host is normalized", tc->name);
 			tap_is_int(o->info.host.len, strlen(o->info.host.name),
 			    "%s: host.len", tc->name);
@@ -1153,9 +1153,9 @@ check_expectations(const struct tcase *tc, const struct outcome *o,
 		tap_is_str(
 		    alpn, tc->alpn ? tc->alpn : "", "%s: alpn", tc->name);
 		tap_ok(o->info.hello_len >= 4 &&
-		           o->info.hello_len <= SNI_HELLO_MAX &&
-		           o->info.hello_len + 5 * o->info.record_count ==
-		               hello_end,
+		        o->info.hello_len <= SNI_HELLO_MAX &&
+		        o->info.hello_len + 5 * o->info.record_count ==
+		            hello_end,
 		    "%s: hello_len and record_count add up to the raw length",
 		    tc->name);
 	} else if (o->res == SNI_NEED_MORE) {
@@ -1239,9 +1239,9 @@ run_case(const struct tcase *tc)
 		sni_reader_init(&r, scratch, slen);
 		feed(&r, in.b, k, &o);
 		feed(&r, in.b, in.len, &o2);
-		if (o.res != SNI_NEED_MORE
-		        ? !outcome_eq(&o, &whole) || !sticky_eq(&o, &o2)
-		        : !outcome_eq(&o2, &whole)) {
+		if (o.res != SNI_NEED_MORE ?
+		        !outcome_eq(&o, &whole) || !sticky_eq(&o, &o2) :
+		        !outcome_eq(&o2, &whole)) {
 			tap_diag("split at %zu: %s then %s, whole %s", k,
 			    res_name(o.res), res_name(o2.res),
 			    res_name(whole.res));
@@ -1404,8 +1404,8 @@ test_after_hello_unread(void)
 	/* A longer buffer with different tail bytes: still OK, same info. */
 	in.b[end] = 0x15;
 	tap_ok(sni_reader_feed(&r, in.b, in.len, &info, NULL) == SNI_OK &&
-	           strcmp(info.host.name, "a.example") == 0 &&
-	           info.hello_raw_len == end,
+	        strcmp(info.host.name, "a.example") == 0 &&
+	        info.hello_raw_len == end,
 	    "unread: later bytes do not change the answer");
 }
 
@@ -1430,9 +1430,9 @@ write_corpus(const char *dir)
 			if (c >= 'A' && c <= 'Z')
 				c = (char)(c - 'A' + 'a');
 			name[j] = (c >= 'a' && c <= 'z') ||
-			                  (c >= '0' && c <= '9') || c == '-'
-			              ? c
-			              : '_';
+			        (c >= '0' && c <= '9') || c == '-' ?
+			    c :
+			    '_';
 		}
 		name[j] = '\0';
 		snprintf(path, sizeof(path), "%s/case_%s", dir, name);

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A client connection from accept to close: caller identity bound at accept,
+ * the request (CONNECT, forwarded HTTP, or a transparent connection), the
+ * target pipeline, the reply, the inspection of the first client bytes, and
+ * the relay. One owner closes it, once, with a reason that goes into the
+ * close record.
+ */
+#ifndef EGRESSD_SESSION_H
+#define EGRESSD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "caller.h"
+#include "decide.h"
+#include "hostname.h"
+#include "relay.h"
+
+struct daemon;
+struct listener;
+struct relay;
+struct target;
+struct policy;
+struct session_setup;
+struct forward;
+struct transparent;
+
+enum session_state {
+	SESSION_HEAD,    /* reading the request head */
+	SESSION_TARGET,  /* deciding, resolving, connecting */
+	SESSION_REPLY,   /* writing the reply to a denied/failed request */
+	SESSION_PEEK,    /* holding client bytes until they are inspected */
+	SESSION_RELAY,   /* tunnel established */
+	SESSION_FORWARD, /* plain HTTP forward proxying */
+	SESSION_CLOSING,
+};
+
+struct session {
+	struct session *prev, *next; /* the daemon's list */
+	struct daemon *d;
+	struct listener *l;
+	uint64_t id;
+	int cfd, ufd;
+	enum session_state state;
+	const char *ingress;
+	struct caller caller;
+	struct addr src;
+	uint16_t src_port;
+	char *host; /* as decided (normalized), for logs */
+	uint16_t port;
+	/* the decision in force (re-checked on reload) */
+	struct policy *policy;
+	enum verdict verdict;
+	enum reason reason;
+	enum policy_enforcement mode;
+	const char *policy_key; /* points into policy */
+	bool decided;
+	struct addr dst;
+	bool dialed;
+	uint64_t start_ms;
+	struct relay *relay;
+	struct session_setup *setup; /* NULL once relaying */
+	struct forward *fwd;
+	struct transparent *tp; /* transparent.c's state before relaying */
+	bool reset;             /* close the client with a TCP reset */
+	uint64_t fwd_bytes_up, fwd_bytes_down;
+	struct event *reaper; /* frees the session from the loop */
+};
+
+/* Takes over an accepted socket. */
+void session_accept(struct listener *l, int fd);
+/* A new session for an accepted socket, linked into the daemon. */
+struct session *session_new(struct listener *l, int fd);
+/* Binds the caller of s (sock_diag + /proc, or SO_PEERCRED for Unix
+ * sockets): local is the destination as the client sees it. */
+void session_bind_identity(struct session *s, const struct sockaddr *peer,
+    const struct sockaddr *local);
+/* relay_start() completion for sessions: closes s. */
+void session_relay_done_cb(struct relay *r, enum relay_end end, void *arg);
+/* Closes every session idle for longer than the idle timeout. */
+void session_sweep(struct daemon *d);
+/* Closes every session now (end of a drain). */
+void session_close_all(struct daemon *d);
+/* Keeps the decision of a target result as the one the session runs under
+ * (takes the policy reference) and counts it. */
+struct target_result;
+void session_adopt(struct session *s, struct target_result *res);
+/* Appends a whole HTTP error response with its JSON body to out. */
+struct strbuf;
+void session_error_response(const struct session *s, int status,
+    enum reason why, const char *reason_str, const char *hint,
+    const char *detail, struct strbuf *out);
+/* Closes s with reason why (may be REASON_ALLOWED for a normal end). */
+void session_close(struct session *s, enum reason why);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Transparent connections: TCP redirected to egressd by the sandbox's
+ * nftables rules. The destination comes from SO_ORIGINAL_DST; its name from
+ * the TLS ClientHello (SNI), the HTTP Host header, or, for anything else,
+ * the policy DNS server's record of which name was given out for that
+ * address. Then the same identity, decision, log and relay as the explicit
+ * proxy; a denied connection is reset.
+ */
+#ifndef EGRESSD_TRANSPARENT_H
+#define EGRESSD_TRANSPARENT_H
+
+struct listener;
+
+struct transparent;
+
+/* Takes over a socket accepted on a transparent listener. */
+void transparent_accept(struct listener *l, int fd);
+/* Frees the pre-relay state (NULL is a no-op). */
+void transparent_free(struct transparent *t);
+
+#endif

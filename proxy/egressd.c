@@ -194,6 +194,7 @@ main(int argc, char **argv)
 	struct daemon_config cfg;
 	bool test = false, json = false, enforce_all, audit_all;
 	int ch, verbose = 0;
+	size_t i, ntcp;
 
 	daemon_config_default(&cfg);
 	enforce_all = env_true("EGRESSD_ENFORCE_ALL");
@@ -361,7 +362,11 @@ main(int argc, char **argv)
 	    audit_all              ? DECIDE_MODE_AUDIT :
 	                             DECIDE_MODE_POLICY;
 	cfg.verbose = verbose;
-	if (cfg.nlistens == 0 && cfg.netns) {
+	/* Without TCP listeners on the command line, the defaults: the whole
+	 * set inside a served sandbox, else the explicit proxy on loopback. */
+	for (i = 0, ntcp = 0; i < cfg.nlistens; i++)
+		ntcp += cfg.listens[i].kind != LISTEN_UNIX;
+	if (ntcp == 0 && cfg.netns) {
 		/* the sandbox's whole way out, as netns-scripts/egressd-netns
 		 * redirects to it by default */
 		add_listen(&cfg, LISTEN_EXPLICIT, "127.0.0.1:3128", true);
@@ -371,11 +376,12 @@ main(int argc, char **argv)
 		add_listen(&cfg, LISTEN_DNS_TCP, "127.0.0.1:53", true);
 		add_listen(&cfg, LISTEN_DNS_UDP, "[::1]:53", true);
 		add_listen(&cfg, LISTEN_DNS_TCP, "[::1]:53", true);
-	} else if (cfg.nlistens == 0)
+	} else if (ntcp == 0) {
 		add_listen(&cfg, LISTEN_EXPLICIT, "127.0.0.1:3128", false);
-	else if (cfg.netns)
-		for (size_t i = 0; i < cfg.nlistens; i++)
+	} else if (cfg.netns) {
+		for (i = 0; i < cfg.nlistens; i++)
 			cfg.listens[i].in_sandbox =
 			    cfg.listens[i].kind != LISTEN_UNIX;
+	}
 	return daemon_run(&cfg);
 }

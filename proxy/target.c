@@ -229,6 +229,8 @@ target_decide(struct target *t)
 		if (start_hash(t))
 			return;
 		if (c->has_sha256) {
+			/* the digest was cached: decide again with it */
+			caller_view(c, t->req.src ? &t->src : NULL, &view);
 			decide(
 			    t->res.policy, &view, &dest, d->cfg.override, dec);
 		}

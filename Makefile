@@ -6,7 +6,7 @@
 #   make asan       the same suites under ASan+UBSan (build-asan/)
 #   make fuzz       libFuzzer targets with clang (build-fuzz/)
 #   make bench      benchmarks, printed as ratios against a direct baseline
-#   make run        build and run egressd on the built-in default policy
+#   make run        build, then run egressd in front of a demo sandbox
 
 B        ?= build
 CC       ?= cc
@@ -136,8 +136,11 @@ fuzz:
 bench: all $(HELPER_BIN)
 	sh tests/bench/run.sh $(B)
 
+# The newcomer's tour: a sandbox namespace, egressd in front of it with the
+# built-in default policy, a few allowed and denied commands, then egressd
+# in the foreground until Ctrl-C (which removes everything).
 run: all
-	$(B)/egressd
+	sh netns-scripts/egressd-demo $(B)/egressd
 
 format:
 	clang-format -i $(LIB_SRC) $(MAINS) $(wildcard */*.h tests/*/*.c tests/*/*.h)

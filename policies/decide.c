@@ -121,9 +121,110 @@ raw_source(enum decide_source s)
 	return s == DECIDE_SRC_DNS || s == DECIDE_SRC_ADDR;
 }
 
+static const char *const caller_names[] = {
+    [CM_NO] = "no",
+    [CM_CLIENT_NO] = "client",
+    [CM_SCRIPT] = "script",
+    [CM_SYMLINK] = "symlink",
+    [CM_HASH_UNAVAILABLE] = "hash_unavailable",
+    [CM_HASH_MISMATCH] = "hash_mismatch",
+    [CM_MATCH] = "match",
+};
+
+/* Evaluates one endpoint, folds it into s and describes it in st. */
+static void
+scan_endpoint(struct scan *s, const struct policy_block *b,
+    const struct policy_endpoint *e, const struct decide_caller *c,
+    const struct decide_dest *d, struct caller_result *cr, bool *cr_done,
+    struct decide_step *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->block = b;
+	st->endpoint = e;
+	st->caller = "skipped";
+	if (!(st->host_match = host_pattern_match(&e->host, d->host))) {
+		st->result = "host does not match";
+		return;
+	}
+	if (!(st->port_match = port_ranges_match(e->ports, e->nports,
+		  d->port))) {
+		if (s->pe == NULL) {
+			s->pb = b;
+			s->pe = e;
+		}
+		st->result = "port does not match";
+		return;
+	}
+	if (!b->deny) {
+		s->nhostport++;
+		if (e->enforcement == ENFORCE_ENFORCE)
+			s->hostport_enforce = true;
+		if (s->he == NULL) {
+			s->hb = b;
+			s->he = e;
+		}
+	}
+	if (c->identity_err != REASON_ALLOWED) {
+		st->result = "caller unknown";
+		return;
+	}
+	if (!*cr_done) {
+		*cr = caller_match(b, c);
+		*cr_done = true;
+	}
+	st->caller = caller_names[cr->m];
+	if (b->deny) {
+		if (cr->m == CM_MATCH && s->de == NULL) {
+			s->db = b;
+			s->de = e;
+		}
+		st->result = cr->m == CM_MATCH ? "denies (deny block)" :
+						 "deny block, caller not listed";
+		return;
+	}
+	if (cr->m != CM_MATCH) {
+		if (s->me == NULL || cr->m > s->miss.m) {
+			s->miss = *cr;
+			s->mb = b;
+			s->me = e;
+		}
+		st->result = cr->m == CM_CLIENT_NO ? "source address not listed" :
+		    cr->m == CM_SYMLINK		   ? "policy names a symlink" :
+		    cr->m == CM_SCRIPT		   ? "policy names a script" :
+		    cr->m == CM_NO		   ? "binary not listed" :
+						     "binary hash not verified";
+		return;
+	}
+	if (raw_source(d->source) && e->protocol != PROTO_TCP) {
+		if (s->re == NULL) {
+			s->rb = b;
+			s->re = e;
+		}
+		st->result = "raw TCP needs protocol: tcp";
+		return;
+	}
+	/* Allowed by this endpoint: fold into the effective result, keeping
+	 * the broadest endpoint to report. */
+	if (e->protocol != PROTO_REST)
+		s->raw = true;
+	else if (e->enforcement == ENFORCE_ENFORCE)
+		s->l7_enforce = true;
+	if (!s->allowed ||
+	    (s->ae->protocol == PROTO_REST &&
+		(e->protocol != PROTO_REST || e->access > s->access))) {
+		s->ab = b;
+		s->ae = e;
+	}
+	if (e->protocol == PROTO_REST && e->access > s->access)
+		s->access = e->access;
+	s->allowed = true;
+	st->result = "allows";
+}
+
 static void
 scan_policy(const struct policy *p, const struct decide_caller *c,
-    const struct decide_dest *d, struct scan *s)
+    const struct decide_dest *d, struct scan *s,
+    void (*trace)(const struct decide_step *st, void *arg), void *arg)
 {
 	size_t i, j;
 
@@ -134,70 +235,12 @@ scan_policy(const struct policy *p, const struct decide_caller *c,
 		bool cr_done = false;
 
 		for (j = 0; j < b->nendpoints; j++) {
-			const struct policy_endpoint *e = &b->endpoints[j];
+			struct decide_step st;
 
-			if (!host_pattern_match(&e->host, d->host))
-				continue;
-			if (!port_ranges_match(e->ports, e->nports, d->port)) {
-				if (s->pe == NULL) {
-					s->pb = b;
-					s->pe = e;
-				}
-				continue;
-			}
-			if (!b->deny) {
-				s->nhostport++;
-				if (e->enforcement == ENFORCE_ENFORCE)
-					s->hostport_enforce = true;
-				if (s->he == NULL) {
-					s->hb = b;
-					s->he = e;
-				}
-			}
-			if (c->identity_err != REASON_ALLOWED)
-				continue;
-			if (!cr_done) {
-				cr = caller_match(b, c);
-				cr_done = true;
-			}
-			if (b->deny) {
-				if (cr.m == CM_MATCH && s->de == NULL) {
-					s->db = b;
-					s->de = e;
-				}
-				continue;
-			}
-			if (cr.m != CM_MATCH) {
-				if (s->me == NULL || cr.m > s->miss.m) {
-					s->miss = cr;
-					s->mb = b;
-					s->me = e;
-				}
-				continue;
-			}
-			if (raw_source(d->source) && e->protocol != PROTO_TCP) {
-				if (s->re == NULL) {
-					s->rb = b;
-					s->re = e;
-				}
-				continue;
-			}
-			/* Allowed by this endpoint: fold into the effective
-			 * result, keeping the broadest endpoint to report. */
-			if (e->protocol != PROTO_REST)
-				s->raw = true;
-			else if (e->enforcement == ENFORCE_ENFORCE)
-				s->l7_enforce = true;
-			if (!s->allowed ||
-			    (s->ae->protocol == PROTO_REST &&
-			        (e->protocol != PROTO_REST ||
-			            e->access > s->access))) {
-				s->ab = b;
-				s->ae = e;
-			}
-			if (e->protocol == PROTO_REST && e->access > s->access)
-				s->access = e->access;
-			s->allowed = true;
+			scan_endpoint(s, b, &b->endpoints[j], c, d, &cr,
+			    &cr_done, &st);
+			if (trace)
+				trace(&st, arg);
 		}
 	}
 }
@@ -374,11 +417,20 @@ decide(const struct policy *p, const struct decide_caller *c,
     const struct decide_dest *d, enum decide_override override,
     struct decision *out)
 {
+	decide_traced(p, c, d, override, out, NULL, NULL);
+}
+
+void
+decide_traced(const struct policy *p, const struct decide_caller *c,
+    const struct decide_dest *d, enum decide_override override,
+    struct decision *out,
+    void (*trace)(const struct decide_step *st, void *arg), void *arg)
+{
 	struct scan s;
 	char dst[HOSTNAME_MAX + 16];
 
 	memset(out, 0, sizeof(*out));
-	scan_policy(p, c, d, &s);
+	scan_policy(p, c, d, &s, trace, arg);
 	out->overridden = override != DECIDE_MODE_POLICY;
 	if (c->identity_err == REASON_ALLOWED && s.de == NULL && s.allowed) {
 		out->verdict = VERDICT_ALLOW;

@@ -79,6 +79,23 @@ void decide(const struct policy *p, const struct decide_caller *caller,
     const struct decide_dest *dest, enum decide_override override,
     struct decision *out);
 
+/* One endpoint as the decision saw it, for `egressctl explain`. */
+struct decide_step {
+	const struct policy_block *block;
+	const struct policy_endpoint *endpoint;
+	bool host_match, port_match;
+	/* "match", "no", "client", "script", "symlink", "hash_unavailable",
+	 * "hash_mismatch", or "skipped" (host or port did not match) */
+	const char *caller;
+	const char *result; /* short English: "allows", "binary not listed" */
+};
+
+/* decide(), calling trace for every endpoint of every block in order. */
+void decide_traced(const struct policy *p, const struct decide_caller *caller,
+    const struct decide_dest *dest, enum decide_override override,
+    struct decision *out,
+    void (*trace)(const struct decide_step *st, void *arg), void *arg);
+
 /*
  * Whether some allow block has an endpoint whose host pattern matches the
  * name h, for any binary and port: the policy DNS server answers only such

@@ -146,8 +146,8 @@ scan_endpoint(struct scan *s, const struct policy_block *b,
 		st->result = "host does not match";
 		return;
 	}
-	if (!(st->port_match = port_ranges_match(e->ports, e->nports,
-		  d->port))) {
+	if (!(st->port_match =
+	            port_ranges_match(e->ports, e->nports, d->port))) {
 		if (s->pe == NULL) {
 			s->pb = b;
 			s->pe = e;
@@ -178,8 +178,9 @@ scan_endpoint(struct scan *s, const struct policy_block *b,
 			s->db = b;
 			s->de = e;
 		}
-		st->result = cr->m == CM_MATCH ? "denies (deny block)" :
-						 "deny block, caller not listed";
+		st->result = cr->m == CM_MATCH ?
+		    "denies (deny block)" :
+		    "deny block, caller not listed";
 		return;
 	}
 	if (cr->m != CM_MATCH) {
@@ -188,11 +189,12 @@ scan_endpoint(struct scan *s, const struct policy_block *b,
 			s->mb = b;
 			s->me = e;
 		}
-		st->result = cr->m == CM_CLIENT_NO ? "source address not listed" :
-		    cr->m == CM_SYMLINK		   ? "policy names a symlink" :
-		    cr->m == CM_SCRIPT		   ? "policy names a script" :
-		    cr->m == CM_NO		   ? "binary not listed" :
-						     "binary hash not verified";
+		st->result = cr->m == CM_CLIENT_NO ?
+		    "source address not listed" :
+		    cr->m == CM_SYMLINK ? "policy names a symlink" :
+		    cr->m == CM_SCRIPT  ? "policy names a script" :
+		    cr->m == CM_NO      ? "binary not listed" :
+		                          "binary hash not verified";
 		return;
 	}
 	if (raw_source(d->source) && e->protocol != PROTO_TCP) {
@@ -211,7 +213,7 @@ scan_endpoint(struct scan *s, const struct policy_block *b,
 		s->l7_enforce = true;
 	if (!s->allowed ||
 	    (s->ae->protocol == PROTO_REST &&
-		(e->protocol != PROTO_REST || e->access > s->access))) {
+	        (e->protocol != PROTO_REST || e->access > s->access))) {
 		s->ab = b;
 		s->ae = e;
 	}
@@ -237,8 +239,8 @@ scan_policy(const struct policy *p, const struct decide_caller *c,
 		for (j = 0; j < b->nendpoints; j++) {
 			struct decide_step st;
 
-			scan_endpoint(s, b, &b->endpoints[j], c, d, &cr,
-			    &cr_done, &st);
+			scan_endpoint(
+			    s, b, &b->endpoints[j], c, d, &cr, &cr_done, &st);
 			if (trace)
 				trace(&st, arg);
 		}

@@ -14,21 +14,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
 #include "caller.h"
 #include "clock.h"
+#include "control.h"
 #include "daemon.h"
 #include "dns_map.h"
 #include "dns_server.h"
 #include "exehash.h"
 #include "identity.h"
 #include "log.h"
+#include "metrics.h"
 #include "policy.h"
 #include "relay.h"
 #include "session.h"
@@ -60,36 +64,74 @@ daemon_config_default(struct daemon_config *cfg)
 /* ---- policy --------------------------------------------------------------- */
 
 static struct policy *
-load_policy(const struct daemon_config *cfg, uint64_t generation)
+load_policy(
+    const struct daemon_config *cfg, uint64_t generation, struct diags *d)
 {
 	struct policy_load_opts opts = {cfg->root, false};
-	const char *name =
-	    cfg->policy_file ? cfg->policy_file : "(built-in default)";
-	struct diags d;
 	struct policy *p;
-	struct strbuf sb;
 
-	diags_init(&d, name);
 	if (cfg->policy_file)
-		p = policy_load_file(cfg->policy_file, &opts, &d);
+		p = policy_load_file(cfg->policy_file, &opts, d);
 	else
 		p = policy_load_buffer((const char *)default_policy_yaml,
-		    default_policy_yaml_len, name, &opts, &d);
+		    default_policy_yaml_len, d->file, &opts, d);
+	if (p)
+		p->generation = generation;
+	return p;
+}
+
+static void
+print_diags(const struct diags *d)
+{
+	struct strbuf sb;
+
 	strbuf_init(&sb, 0);
-	diags_format(&d, &sb);
+	diags_format(d, &sb);
 	if (sb.len)
 		fputs(strbuf_str(&sb), stderr);
 	strbuf_free(&sb);
-	if (p) {
-		p->generation = generation;
-		log_info(
-		    "policy %s loaded (generation %llu, %zu %s, %zu warning%s)",
-		    name, (unsigned long long)generation, p->nblocks,
-		    p->nblocks == 1 ? "block" : "blocks", d.nwarnings,
-		    d.nwarnings == 1 ? "" : "s");
+}
+
+static const char *
+policy_name(const struct daemon_config *cfg)
+{
+	return cfg->policy_file ? cfg->policy_file : "(built-in default)";
+}
+
+bool
+daemon_reload(
+    struct daemon *d, struct diags *diags, unsigned *revoked, unsigned *flagged)
+{
+	struct policy *p = load_policy(&d->cfg, d->generation + 1, diags);
+	struct session *s, *n;
+
+	*revoked = *flagged = 0;
+	if (p == NULL) {
+		d->stats.reload_failures++;
+		log_err(
+		    "reload of %s failed (%zu error%s); the running policy (generation %llu) stays",
+		    policy_name(&d->cfg), diags->nerrors,
+		    diags->nerrors == 1 ? "" : "s",
+		    (unsigned long long)d->generation);
+		print_diags(diags);
+		return false;
 	}
-	diags_free(&d);
-	return p;
+	/* the swap: new connections decide with p from now on */
+	policy_unref(d->policy);
+	d->policy = p;
+	d->generation++;
+	d->stats.reloads++;
+	d->stats.loaded_at_s = (uint64_t)time(NULL);
+	for (s = d->sessions; s; s = n) {
+		n = s->next;
+		session_recheck(s, p, revoked, flagged);
+	}
+	log_info(
+	    "policy %s reloaded: generation %llu, %zu warning%s; %u connection%s revoked, %u flagged",
+	    policy_name(&d->cfg), (unsigned long long)d->generation,
+	    diags->nwarnings, diags->nwarnings == 1 ? "" : "s", *revoked,
+	    *revoked == 1 ? "" : "s", *flagged);
+	return true;
 }
 
 /* ---- listeners ------------------------------------------------------------ */
@@ -510,6 +552,115 @@ usr1_cb(evutil_socket_t sig, short what, void *arg)
 }
 
 static void
+hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct diags dg;
+	unsigned revoked, flagged;
+
+	(void)sig;
+	(void)what;
+	diags_init(&dg, policy_name(&d->cfg));
+	log_info("SIGHUP: reloading %s", policy_name(&d->cfg));
+	daemon_reload(d, &dg, &revoked, &flagged);
+	diags_free(&dg);
+}
+
+/* --watch: the policy file changed (written in place, or replaced by a
+ * rename as editors do); reload once things settle. */
+static void
+watch_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct diags dg;
+	unsigned revoked, flagged;
+
+	(void)fd;
+	(void)what;
+	diags_init(&dg, policy_name(&d->cfg));
+	log_info("%s changed: reloading", policy_name(&d->cfg));
+	daemon_reload(d, &dg, &revoked, &flagged);
+	diags_free(&dg);
+}
+
+static void
+watch_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	char buf[4096]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	const char *base = strrchr(d->cfg.policy_file, '/');
+	struct timeval settle = {0, 200000};
+	bool hit = false;
+	ssize_t n;
+
+	(void)what;
+	base = base ? base + 1 : d->cfg.policy_file;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (p < buf + n) {
+			const struct inotify_event *ev =
+			    (const struct inotify_event *)p;
+
+			if (ev->len && strcmp(ev->name, base) == 0)
+				hit = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (hit)
+		event_add(d->watch_timer, &settle);
+}
+
+static bool
+start_watch(struct daemon *d, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(d->cfg.policy_file, '/');
+
+	if (d->cfg.policy_file == NULL) {
+		snprintf(err, errlen, "--watch needs a policy file (-p)");
+		return false;
+	}
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s",
+		    (int)(slash == d->cfg.policy_file ?
+		            1 :
+		            slash - d->cfg.policy_file),
+		    d->cfg.policy_file);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	d->watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->watch_fd == -1 ||
+	    inotify_add_watch(d->watch_fd, dir,
+	        IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) == -1) {
+		snprintf(
+		    err, errlen, "--watch %.256s: %s", dir, strerror(errno));
+		return false;
+	}
+	d->watch_ev =
+	    event_new(d->base, d->watch_fd, EV_READ | EV_PERSIST, watch_cb, d);
+	d->watch_timer = evtimer_new(d->base, watch_timer_cb, d);
+	if (d->watch_ev == NULL || d->watch_timer == NULL)
+		fatal("out of memory");
+	event_add(d->watch_ev, NULL);
+	return true;
+}
+
+/* Every record goes by here: decision counters, and the control socket's
+ * ring of denials and its live tails. */
+static void
+audit_tap(const struct audit_record *r, const char *json, void *arg)
+{
+	struct daemon *d = arg;
+
+	if (r->activity != AUDIT_CLOSE && (unsigned)r->reason < REASON__COUNT)
+		d->stats.decisions[r->verdict][r->reason]
+		                  [r->mode == ENFORCE_AUDIT ? 1 : 0]++;
+	control_record(d->control, r, json);
+}
+
+static void
 sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
@@ -577,11 +728,26 @@ daemon_run(const struct daemon_config *cfg)
 	if (geteuid() != 0)
 		log_warn(
 		    "not running as root: caller identity (sock_diag, /proc of other users) will fail and every connection will be denied");
-	if ((d->policy = load_policy(cfg, 1)) == NULL) {
+	{
+		struct diags dg;
+
+		diags_init(&dg, policy_name(cfg));
+		d->policy = load_policy(cfg, 1, &dg);
+		print_diags(&dg);
+		if (d->policy)
+			log_info(
+			    "policy %s loaded (generation 1, %zu %s, %zu warning%s)",
+			    policy_name(cfg), d->policy->nblocks,
+			    d->policy->nblocks == 1 ? "block" : "blocks",
+			    dg.nwarnings, dg.nwarnings == 1 ? "" : "s");
+		diags_free(&dg);
+	}
+	if (d->policy == NULL) {
 		log_err(
 		    "the policy is invalid; not starting (check it with egressd -t)");
 		goto out;
 	}
+	d->stats.loaded_at_s = (uint64_t)time(NULL);
 	d->generation = 1;
 	if ((d->base = event_base_new()) == NULL)
 		fatal("libevent: cannot create the event loop");
@@ -598,7 +764,18 @@ daemon_run(const struct daemon_config *cfg)
 	if ((d->audit = audit_new(
 	         cfg->log_json, cfg->human_log, err, sizeof(err))) == NULL)
 		goto fail;
+	audit_set_tap(d->audit, audit_tap, d);
 	d->callers = caller_table_new();
+	if (cfg->control_path &&
+	    (d->control = control_new(
+	         d, cfg->control_path, err, sizeof(err))) == NULL)
+		goto fail;
+	if (cfg->metrics_addr &&
+	    (d->metrics = metrics_new(
+	         d, cfg->metrics_addr, err, sizeof(err))) == NULL)
+		goto fail;
+	if (cfg->watch && !start_watch(d, err, sizeof(err)))
+		goto fail;
 	if (want_dns(cfg))
 		start_dns(d);
 	if (!open_listeners(d, err, sizeof(err)))
@@ -606,13 +783,15 @@ daemon_run(const struct daemon_config *cfg)
 	d->sig_term = evsignal_new(d->base, SIGTERM, term_cb, d);
 	d->sig_int = evsignal_new(d->base, SIGINT, term_cb, d);
 	d->sig_usr1 = evsignal_new(d->base, SIGUSR1, usr1_cb, d);
+	d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d);
 	d->sweep = event_new(d->base, -1, EV_PERSIST, sweep_cb, d);
 	if (d->sig_term == NULL || d->sig_int == NULL || d->sig_usr1 == NULL ||
-	    d->sweep == NULL)
+	    d->sig_hup == NULL || d->sweep == NULL)
 		fatal("out of memory");
 	event_add(d->sig_term, NULL);
 	event_add(d->sig_int, NULL);
 	event_add(d->sig_usr1, NULL);
+	event_add(d->sig_hup, NULL);
 	event_add(d->sweep, &sweep);
 	if (cfg->override != DECIDE_MODE_POLICY)
 		log_info("mode override: every denial is %s",
@@ -643,6 +822,16 @@ out:
 		event_free(d->sig_int);
 	if (d->sig_usr1)
 		event_free(d->sig_usr1);
+	if (d->sig_hup)
+		event_free(d->sig_hup);
+	if (d->watch_ev)
+		event_free(d->watch_ev);
+	if (d->watch_timer)
+		event_free(d->watch_timer);
+	if (d->watch_fd > 0)
+		close(d->watch_fd);
+	control_free(d->control);
+	metrics_free(d->metrics);
 	if (d->sweep)
 		event_free(d->sweep);
 	if (d->drain_timer)

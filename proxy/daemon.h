@@ -15,6 +15,8 @@
 
 #include "addr.h"
 #include "decide.h"
+#include "histogram.h"
+#include "reason.h"
 #include "resolve.h"
 
 #define DAEMON_MAX_LISTEN 16
@@ -57,6 +59,9 @@ struct daemon_config {
 	bool tofu; /* trust executables' hashes on first use */
 	size_t pipe_size;
 	int verbose;
+	const char *control_path; /* NULL: no control socket */
+	const char *metrics_addr; /* "ADDR:PORT" or NULL (off) */
+	bool watch;               /* reload when the policy file changes */
 };
 
 struct event;
@@ -70,6 +75,8 @@ struct caller_table;
 struct session;
 struct dns_map;
 struct dns_server;
+struct control;
+struct metrics;
 
 struct listener {
 	struct daemon *d;
@@ -87,6 +94,12 @@ struct daemon_stats {
 	uint64_t accepted, allowed, denied, would_deny, closed;
 	uint64_t accept_backoffs, conn_limit;
 	uint64_t bytes_up, bytes_down;
+	/* every decision record, by verdict, reason and mode */
+	uint64_t decisions[3][REASON__COUNT][2];
+	struct histogram identity_us; /* caller lookups */
+	struct histogram dns_us;      /* upstream resolutions (not cached) */
+	uint64_t reloads, reload_failures;
+	uint64_t loaded_at_s; /* wall clock of the current policy */
 };
 
 struct daemon {
@@ -112,12 +125,27 @@ struct daemon {
 	struct event *sig_term, *sig_int, *sig_usr1, *sig_hup;
 	struct event *sweep, *drain_timer;
 	struct daemon_stats stats;
+	struct control *control; /* egressctl's socket */
+	struct metrics *metrics; /* the Prometheus endpoint */
+	struct event *watch_ev, *watch_timer;
+	int watch_fd;
 	int own_netns;     /* fd of egressd's own network namespace */
 	int sandbox_netns; /* fd of --netns, or -1 */
 };
 
 /* Defaults for everything (see egressd --help). */
 void daemon_config_default(struct daemon_config *cfg);
+
+/*
+ * Reloads the policy file: full validation first; on any error the running
+ * policy stays and the diagnostics are in d (initialised by the caller).
+ * On success the new policy is swapped in and every open connection is
+ * decided again: still allowed ones are untouched, newly denied ones closed
+ * (enforce) or flagged (audit), each outcome logged.
+ */
+struct diags;
+bool daemon_reload(struct daemon *d, struct diags *diags, unsigned *revoked,
+    unsigned *flagged);
 
 /* Loads the policy, opens the listeners and runs until SIGTERM/SIGINT has
  * drained every session (or the drain deadline passed). Returns the exit

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "control.h"
 #include "daemon.h"
 #include "log.h"
 #include "reason.h"
@@ -70,6 +71,13 @@ usage(FILE *f)
 	    "      --max-conns N         all connections (default 20000)\n"
 	    "      --max-conns-per-caller N  per executable (default 2000)\n"
 	    "\n"
+	    "Operation:\n"
+	    "      --control PATH|none   egressctl's socket (default\n"
+	    "                            /run/egressd/control.sock, root only)\n"
+	    "      --metrics ADDR:PORT   Prometheus text at GET /metrics (off by default;\n"
+	    "                            in egressd's own namespace, never the sandbox's)\n"
+	    "      --watch               reload when the policy file changes\n"
+	    "\n"
 	    "Logging:\n"
 	    "      --log-json FILE       one JSON line per decision and per closed\n"
 	    "                            connection (reopened on SIGUSR1)\n"
@@ -82,7 +90,8 @@ usage(FILE *f)
 	    "  -h, --help                this text\n"
 	    "  -V, --version             print the version\n"
 	    "\n"
-	    "Signals: SIGTERM/SIGINT drain and exit, SIGUSR1 reopens log files.\n");
+	    "Signals: SIGTERM/SIGINT drain and exit, SIGHUP reloads the policy,\n"
+	    "SIGUSR1 reopens log files.\n");
 }
 
 static unsigned
@@ -155,6 +164,9 @@ main(int argc, char **argv)
 		OPT_TRANSPARENT,
 		OPT_DNS_LISTEN,
 		OPT_SNIFF_TO,
+		OPT_CONTROL,
+		OPT_METRICS,
+		OPT_WATCH,
 	};
 	static const struct option longopts[] = {
 	    {"policy", required_argument, NULL, 'p'},
@@ -185,6 +197,9 @@ main(int argc, char **argv)
 	    {"transparent", required_argument, NULL, OPT_TRANSPARENT},
 	    {"dns-listen", required_argument, NULL, OPT_DNS_LISTEN},
 	    {"sniff-timeout-ms", required_argument, NULL, OPT_SNIFF_TO},
+	    {"control", required_argument, NULL, OPT_CONTROL},
+	    {"metrics", required_argument, NULL, OPT_METRICS},
+	    {"watch", no_argument, NULL, OPT_WATCH},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -197,6 +212,7 @@ main(int argc, char **argv)
 	size_t i, ntcp;
 
 	daemon_config_default(&cfg);
+	cfg.control_path = CONTROL_DEFAULT_PATH;
 	enforce_all = env_true("EGRESSD_ENFORCE_ALL");
 	audit_all = env_true("EGRESSD_AUDIT_ALL");
 	while (
@@ -320,6 +336,16 @@ main(int argc, char **argv)
 		case OPT_SNIFF_TO:
 			cfg.sniff_timeout_ms =
 			    parse_uint("--sniff-timeout-ms", optarg, 60000);
+			break;
+		case OPT_CONTROL:
+			cfg.control_path =
+			    strcmp(optarg, "none") == 0 ? NULL : optarg;
+			break;
+		case OPT_METRICS:
+			cfg.metrics_addr = optarg;
+			break;
+		case OPT_WATCH:
+			cfg.watch = true;
 			break;
 		case 'q':
 			cfg.human_log = false;

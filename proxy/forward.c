@@ -280,6 +280,7 @@ next_request(struct forward *f)
 	if ((s->host = strdup(f->req->host.name)) == NULL)
 		fatal("out of memory");
 	s->port = f->req->port;
+	s->source = DECIDE_SRC_HTTP;
 	body_init(&f->req_body, f->req->framing, f->req->content_length);
 	memset(&f->resp_body, 0, sizeof(f->resp_body));
 	f->resp_head_done = false;

@@ -704,6 +704,7 @@ dispatch(struct session *s, struct http_request *req)
 		    s->l->kind == LISTEN_UNIX ? "unix-connect" : "connect";
 		u->host = req->host;
 		s->port = req->port;
+		s->source = DECIDE_SRC_CONNECT;
 		if ((s->host = strdup(req->host.name)) == NULL)
 			fatal("out of memory");
 		s->state = SESSION_TARGET;
@@ -835,12 +836,14 @@ session_bind_identity(struct session *s, const struct sockaddr *peer,
     const struct sockaddr *local)
 {
 	struct daemon *d = s->d;
+	uint64_t t0 = clock_us();
 	int err;
 
 	if (s->l->kind == LISTEN_UNIX)
 		err = identity_from_unix_peer(d->identity, s->cfd, d->scratch);
 	else
 		err = identity_lookup(d->identity, peer, local, d->scratch);
+	histogram_add(&d->stats.identity_us, clock_us() - t0);
 	caller_from_identity(d->callers, &s->caller, err, d->scratch);
 }
 
@@ -911,6 +914,74 @@ session_sweep(struct daemon *d)
 		    now - forward_last_active_ms(s->fwd) >
 		        d->cfg.idle_timeout_ms)
 			session_close(s, REASON_TIMEOUT);
+	}
+}
+
+void
+session_recheck(
+    struct session *s, struct policy *p, unsigned *revoked, unsigned *flagged)
+{
+	struct daemon *d = s->d;
+	struct decide_caller view;
+	struct decide_dest dest;
+	struct decision dec;
+	struct hostname h;
+	struct audit_record r;
+	char text[DECIDE_TEXT_MAX + 128];
+	enum verdict before = s->verdict;
+
+	if (!s->decided || s->host == NULL ||
+	    (s->state != SESSION_PEEK && s->state != SESSION_RELAY &&
+	        s->state != SESSION_FORWARD))
+		return; /* not established: its pipeline decides on */
+	if (hostname_normalize(s->host, strlen(s->host), &h) != HOSTNAME_OK)
+		return;
+	caller_view(
+	    &s->caller, s->l->kind == LISTEN_UNIX ? NULL : &s->src, &view);
+	dest.host = &h;
+	dest.port = s->port;
+	dest.source = s->source;
+	decide(p, &view, &dest, d->cfg.override, &dec);
+	policy_unref(s->policy);
+	s->policy = policy_ref(p);
+	s->policy_key = dec.block ? dec.block->key : NULL;
+	s->mode = dec.mode;
+	s->verdict = dec.verdict;
+	if (dec.verdict == VERDICT_ALLOW || dec.verdict == before)
+		return;
+	snprintf(text, sizeof(text),
+	    "the reloaded policy (generation %llu) no longer allows this connection: %s",
+	    (unsigned long long)p->generation, dec.reason_text);
+	memset(&r, 0, sizeof(r));
+	r.activity = AUDIT_OPEN;
+	r.conn_id = s->id;
+	r.ingress = s->ingress;
+	r.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
+	r.src_port = s->src_port;
+	r.host = s->host;
+	r.port = s->port;
+	r.dst = s->dialed ? &s->dst : NULL;
+	r.pid = s->caller.pid;
+	r.uid = s->caller.uid;
+	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
+	r.cmdline = s->caller.cmdline;
+	r.invoked_as = s->caller.invoked_as;
+	r.verdict = dec.verdict;
+	r.reason = REASON_POLICY_REVOKED;
+	r.mode = dec.mode;
+	r.overridden = dec.overridden;
+	r.policy = s->policy_key;
+	r.endpoint = dec.endpoint ? dec.endpoint->host_text : NULL;
+	r.reason_text = text;
+	r.hint = dec.hint;
+	r.detail = reason_code(dec.reason);
+	r.generation = p->generation;
+	audit_log(d->audit, &r);
+	if (dec.verdict == VERDICT_DENY) {
+		(*revoked)++;
+		session_close(s, REASON_POLICY_REVOKED);
+	} else {
+		(*flagged)++;
 	}
 }
 

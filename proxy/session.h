@@ -50,6 +50,7 @@ struct session {
 	uint16_t src_port;
 	char *host; /* as decided (normalized), for logs */
 	uint16_t port;
+	enum decide_source source; /* how host was learned */
 	/* the decision in force (re-checked on reload) */
 	struct policy *policy;
 	enum verdict verdict;
@@ -79,6 +80,14 @@ void session_bind_identity(struct session *s, const struct sockaddr *peer,
     const struct sockaddr *local);
 /* relay_start() completion for sessions: closes s. */
 void session_relay_done_cb(struct relay *r, enum relay_end end, void *arg);
+/*
+ * Decides an established connection again under policy p (after a reload):
+ * still allowed: untouched; newly denied: closed in enforce mode (counted in
+ * *revoked), flagged in audit mode (*flagged); each outcome logged.
+ */
+struct policy;
+void session_recheck(
+    struct session *s, struct policy *p, unsigned *revoked, unsigned *flagged);
 /* Closes every session idle for longer than the idle timeout. */
 void session_sweep(struct daemon *d);
 /* Closes every session now (end of a drain). */

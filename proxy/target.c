@@ -323,6 +323,8 @@ resolve_cb(const struct resolve_result *res, void *arg)
 	struct target *t = arg;
 
 	t->rq = NULL;
+	if (!res->cached)
+		histogram_add(&t->d->stats.dns_us, res->elapsed_us);
 	switch (res->status) {
 	case RESOLVE_OK:
 		validate(t, res->addrs, res->naddrs);

@@ -153,6 +153,7 @@ tp_decide(struct transparent *t, enum decide_source source)
 	if ((s->host = strdup(t->host.name)) == NULL)
 		fatal("out of memory");
 	s->state = SESSION_TARGET;
+	s->source = source;
 	memset(&tr, 0, sizeof(tr));
 	tr.conn_id = s->id;
 	tr.ingress = s->ingress;

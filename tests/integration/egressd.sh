@@ -48,7 +48,9 @@ egd_start() {
 	: >"$EGD_JSON"
 	# shellcheck disable=SC2086 # word splitting of _trust is meant
 	t_bg "egressd-$EGD_RUN" ip netns exec "$PROXY_NS" "$EGD_BIN" \
-	    --netns "$SBX" --dns "$WORLD_DNS" $_trust --log-json "$EGD_JSON" "$@"
+	    --netns "$SBX" --dns "$WORLD_DNS" $_trust --log-json "$EGD_JSON" \
+	    --control "$T_DIR/control.sock" "$@"
+	EGD_CONTROL=$T_DIR/control.sock
 	EGD_PID=$T_PID
 	# "ready" is logged after every listener is open
 	if ! t_wait_grep "$EGD_LOG" "egressd: ready" 1000; then

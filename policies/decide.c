@@ -221,6 +221,7 @@ scan_endpoint(struct scan *s, const struct policy_block *b,
 		s->access = e->access;
 	s->allowed = true;
 	st->result = "allows";
+	st->allows = true;
 }
 
 static void
@@ -554,4 +555,34 @@ decide_name_known(const struct policy *p, const struct hostname *h,
 		}
 	}
 	return known;
+}
+
+struct allowing {
+	const struct policy_endpoint **out;
+	size_t n, max;
+};
+
+static void
+collect_allowing(const struct decide_step *st, void *arg)
+{
+	struct allowing *a = arg;
+
+	if (st->allows) {
+		if (a->n < a->max)
+			a->out[a->n] = st->endpoint;
+		a->n++;
+	}
+}
+
+size_t
+decide_allowing(const struct policy *p, const struct decide_caller *caller,
+    const struct decide_dest *dest, const struct policy_endpoint **out,
+    size_t max)
+{
+	struct allowing a = {out, 0, max};
+	struct decision d;
+
+	decide_traced(
+	    p, caller, dest, DECIDE_MODE_POLICY, &d, collect_allowing, &a);
+	return a.n < max ? a.n : max;
 }

@@ -88,6 +88,7 @@ struct decide_step {
 	 * "hash_mismatch", or "skipped" (host or port did not match) */
 	const char *caller;
 	const char *result; /* short English: "allows", "binary not listed" */
+	bool allows;        /* this endpoint allows the connection */
 };
 
 /* decide(), calling trace for every endpoint of every block in order. */
@@ -95,6 +96,15 @@ void decide_traced(const struct policy *p, const struct decide_caller *caller,
     const struct decide_dest *dest, enum decide_override override,
     struct decision *out,
     void (*trace)(const struct decide_step *st, void *arg), void *arg);
+
+/*
+ * The endpoints that allow this connection (blocks OR-ed): an intercepted
+ * connection's requests are decided against all of them. Returns how many
+ * (at most max are stored).
+ */
+size_t decide_allowing(const struct policy *p,
+    const struct decide_caller *caller, const struct decide_dest *dest,
+    const struct policy_endpoint **out, size_t max);
 
 /*
  * Whether some allow block has an endpoint whose host pattern matches the

@@ -83,7 +83,9 @@ enum reason_severity { SEV_INFO, SEV_LOW, SEV_MED, SEV_HIGH };
 	X(DNS_NAME_NOT_ALLOWED, "dns_name_not_allowed", SEV_MED, \
 	    "the sandbox looked up a name no policy mentions; refused without asking upstream") \
 	X(DNS_TYPE_NOT_ALLOWED, "dns_type_not_allowed", SEV_LOW, \
-	    "the sandbox asked for a record type other than A or AAAA; refused")
+	    "the sandbox asked for a record type other than A or AAAA; refused") \
+	X(HOST_MISMATCH, "host_mismatch", SEV_HIGH, \
+	    "an intercepted request names another host than the one its connection was decided for")
 
 enum reason {
 #define REASON_ENUM(e, code, sev, text) REASON_##e,

@@ -37,6 +37,7 @@
 #include "relay.h"
 #include "session.h"
 #include "strbuf.h"
+#include "tls_ca.h"
 
 extern const unsigned char default_policy_yaml[];
 extern const size_t default_policy_yaml_len;
@@ -647,6 +648,40 @@ start_watch(struct daemon *d, char *err, size_t errlen)
 	return true;
 }
 
+/* The interception CA: generated per daemon (so per sandbox) unless one is
+ * given; its certificate and a bundle with the trusted roots are written
+ * where the sandbox's tools can read them. */
+static bool
+start_ca(struct daemon *d, char *err, size_t errlen)
+{
+	struct tls_ca_opts o;
+	char dir[512];
+
+	memset(&o, 0, sizeof(o));
+	o.cert_file = d->cfg.ca_cert;
+	o.key_file = d->cfg.ca_key;
+	o.roots = d->cfg.upstream_ca;
+	if (d->cfg.ca_dir) {
+		o.out_dir = d->cfg.ca_dir;
+	} else {
+		if (mkdir("/run/egressd-ca", 0755) == -1 && errno != EEXIST) {
+			snprintf(err, errlen,
+			    "cannot create /run/egressd-ca: %s",
+			    strerror(errno));
+			return false;
+		}
+		snprintf(dir, sizeof(dir), "/run/egressd-ca/%s",
+		    d->cfg.netns && !strchr(d->cfg.netns, '/') ? d->cfg.netns :
+		                                                 "default");
+		o.out_dir = dir;
+	}
+	if ((d->ca = tls_ca_new(&o, err, errlen)) == NULL)
+		return false;
+	log_info("interception CA: %s (bundle with trusted roots: %s)",
+	    tls_ca_cert_path(d->ca), tls_ca_bundle_path(d->ca));
+	return true;
+}
+
 /* Every record goes by here: decision counters, and the control socket's
  * ring of denials and its live tails. */
 static void
@@ -765,6 +800,8 @@ daemon_run(const struct daemon_config *cfg)
 	         cfg->log_json, cfg->human_log, err, sizeof(err))) == NULL)
 		goto fail;
 	audit_set_tap(d->audit, audit_tap, d);
+	if (!start_ca(d, err, sizeof(err)))
+		goto fail;
 	d->callers = caller_table_new();
 	if (cfg->control_path &&
 	    (d->control = control_new(
@@ -831,6 +868,7 @@ out:
 	if (d->watch_fd > 0)
 		close(d->watch_fd);
 	control_free(d->control);
+	tls_ca_free(d->ca);
 	metrics_free(d->metrics);
 	if (d->sweep)
 		event_free(d->sweep);

@@ -62,6 +62,10 @@ struct daemon_config {
 	const char *control_path; /* NULL: no control socket */
 	const char *metrics_addr; /* "ADDR:PORT" or NULL (off) */
 	bool watch;               /* reload when the policy file changes */
+	/* TLS interception (protocol: rest) */
+	const char *ca_cert, *ca_key; /* load the CA; NULL: generate one */
+	const char *ca_dir;           /* where ca.pem and bundle.pem go */
+	const char *upstream_ca;      /* roots for upstream; NULL: system */
 };
 
 struct event;
@@ -77,6 +81,7 @@ struct dns_map;
 struct dns_server;
 struct control;
 struct metrics;
+struct tls_ca;
 
 struct listener {
 	struct daemon *d;
@@ -125,6 +130,7 @@ struct daemon {
 	struct event *sig_term, *sig_int, *sig_usr1, *sig_hup;
 	struct event *sweep, *drain_timer;
 	struct daemon_stats stats;
+	struct tls_ca *ca;       /* interception CA and TLS contexts */
 	struct control *control; /* egressctl's socket */
 	struct metrics *metrics; /* the Prometheus endpoint */
 	struct event *watch_ev, *watch_timer;

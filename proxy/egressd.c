@@ -60,6 +60,14 @@ usage(FILE *f)
 	    "      --trust-range CIDR    treat these non-public addresses as public\n"
 	    "                            (never loopback, link-local or metadata)\n"
 	    "\n"
+	    "TLS interception (endpoints with protocol: rest):\n"
+	    "      --ca-cert FILE --ca-key FILE  use this CA (default: a new ECDSA\n"
+	    "                            P-256 CA per run)\n"
+	    "      --ca-dir DIR          write ca.pem and bundle.pem (roots + CA) here for\n"
+	    "                            the sandbox (default /run/egressd-ca/NETNS)\n"
+	    "      --upstream-ca FILE    roots to verify upstream servers with (default:\n"
+	    "                            the system store)\n"
+	    "\n"
 	    "Limits and timeouts (milliseconds):\n"
 	    "      --head-timeout-ms N   request head (default 10000)\n"
 	    "      --hello-timeout-ms N  TLS ClientHello inside a tunnel (default 10000)\n"
@@ -167,6 +175,10 @@ main(int argc, char **argv)
 		OPT_CONTROL,
 		OPT_METRICS,
 		OPT_WATCH,
+		OPT_CA_CERT,
+		OPT_CA_KEY,
+		OPT_CA_DIR,
+		OPT_UPSTREAM_CA,
 	};
 	static const struct option longopts[] = {
 	    {"policy", required_argument, NULL, 'p'},
@@ -200,6 +212,10 @@ main(int argc, char **argv)
 	    {"control", required_argument, NULL, OPT_CONTROL},
 	    {"metrics", required_argument, NULL, OPT_METRICS},
 	    {"watch", no_argument, NULL, OPT_WATCH},
+	    {"ca-cert", required_argument, NULL, OPT_CA_CERT},
+	    {"ca-key", required_argument, NULL, OPT_CA_KEY},
+	    {"ca-dir", required_argument, NULL, OPT_CA_DIR},
+	    {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -347,6 +363,18 @@ main(int argc, char **argv)
 		case OPT_WATCH:
 			cfg.watch = true;
 			break;
+		case OPT_CA_CERT:
+			cfg.ca_cert = optarg;
+			break;
+		case OPT_CA_KEY:
+			cfg.ca_key = optarg;
+			break;
+		case OPT_CA_DIR:
+			cfg.ca_dir = optarg;
+			break;
+		case OPT_UPSTREAM_CA:
+			cfg.upstream_ca = optarg;
+			break;
 		case 'q':
 			cfg.human_log = false;
 			break;
@@ -378,6 +406,11 @@ main(int argc, char **argv)
 		return check_policy_buffer((const char *)default_policy_yaml,
 		    default_policy_yaml_len, "(built-in default)", cfg.root,
 		    json, stdout);
+	}
+	if ((cfg.ca_cert == NULL) != (cfg.ca_key == NULL)) {
+		fprintf(
+		    stderr, "egressd: --ca-cert and --ca-key go together\n");
+		return 2;
 	}
 	if (enforce_all && audit_all) {
 		fprintf(stderr,

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "daemon.h"
 #include "forward.h"
+#include "http_body.h"
 #include "http_parse.h"
 #include "log.h"
 #include "policy.h"
@@ -38,13 +39,6 @@ enum fwd_state {
 	FWD_ERROR, /* writing an error reply, then close */
 };
 
-struct fwd_body {
-	enum http_framing framing;
-	uint64_t left; /* CONTENT_LENGTH */
-	struct http_chunked chunked;
-	bool done;
-};
-
 struct forward {
 	struct session *s;
 	struct bufferevent *cbev, *ubev;
@@ -53,7 +47,7 @@ struct forward {
 	struct http_request *req; /* the request in flight */
 	enum http_method method;
 	bool client_keep_alive;
-	struct fwd_body req_body, resp_body;
+	struct http_body req_body, resp_body;
 	bool resp_head_done;
 	bool resp_keep_alive;
 	uint64_t last_ms;
@@ -69,65 +63,6 @@ static void
 fwd_close(struct forward *f, enum reason why)
 {
 	session_close(f->s, why);
-}
-
-static void
-body_init(struct fwd_body *b, enum http_framing framing, uint64_t len)
-{
-	memset(b, 0, sizeof(*b));
-	b->framing = framing;
-	b->left = len;
-	http_chunked_init(&b->chunked);
-	b->done = framing == HTTP_FRAMING_NONE ||
-	    (framing == HTTP_FRAMING_CONTENT_LENGTH && len == 0);
-}
-
-/*
- * Moves the bytes of one message body from src to dst, as far as framing
- * allows and no further (what follows belongs to the next message). Returns
- * false on a framing error.
- */
-static bool
-body_move(struct fwd_body *b, struct evbuffer *src, struct evbuffer *dst,
-    uint64_t *count, bool src_eof)
-{
-	while (!b->done && evbuffer_get_length(src) > 0) {
-		size_t avail = evbuffer_get_length(src), n = avail;
-
-		switch (b->framing) {
-		case HTTP_FRAMING_CONTENT_LENGTH:
-			if (n > b->left)
-				n = (size_t)b->left;
-			b->left -= n;
-			b->done = b->left == 0;
-			break;
-		case HTTP_FRAMING_CHUNKED: {
-			struct evbuffer_iovec v;
-			size_t used = 0;
-			enum http_result r;
-
-			if (evbuffer_peek(src, -1, NULL, &v, 1) < 1)
-				return false;
-			r = http_chunked_feed(
-			    &b->chunked, v.iov_base, v.iov_len, &used);
-			if (r != HTTP_OK && r != HTTP_NEED_MORE)
-				return false;
-			n = r == HTTP_OK ? used : v.iov_len;
-			b->done = r == HTTP_OK;
-			break;
-		}
-		case HTTP_FRAMING_CLOSE:
-			break; /* everything, until EOF */
-		default:
-			return false;
-		}
-		if (evbuffer_remove_buffer(src, dst, n) != (int)n)
-			return false;
-		*count += n;
-	}
-	if (b->framing == HTTP_FRAMING_CLOSE && src_eof)
-		b->done = true;
-	return true;
 }
 
 static void
@@ -281,7 +216,7 @@ next_request(struct forward *f)
 		fatal("out of memory");
 	s->port = f->req->port;
 	s->source = DECIDE_SRC_HTTP;
-	body_init(&f->req_body, f->req->framing, f->req->content_length);
+	http_body_init(&f->req_body, f->req->framing, f->req->content_length);
 	memset(&f->resp_body, 0, sizeof(f->resp_body));
 	f->resp_head_done = false;
 	f->state = FWD_TARGET;
@@ -334,7 +269,7 @@ exchange(struct forward *f)
 	uin = bufferevent_get_input(f->ubev);
 	uout = bufferevent_get_output(f->ubev);
 	f->last_ms = clock_ms();
-	if (!body_move(&f->req_body, cin, uout, &s->fwd_bytes_up, false)) {
+	if (!http_body_move(&f->req_body, cin, uout, &s->fwd_bytes_up, false)) {
 		fwd_error(f, 400, REASON_BAD_REQUEST, NULL, NULL,
 		    "malformed request body framing");
 		return;
@@ -373,12 +308,13 @@ exchange(struct forward *f)
 			s->fwd_bytes_down += resp.head_len;
 			f->resp_head_done = true;
 			f->resp_keep_alive = resp.keep_alive;
-			body_init(
+			http_body_init(
 			    &f->resp_body, resp.framing, resp.content_length);
 		}
 	}
 	if (f->resp_head_done &&
-	    !body_move(&f->resp_body, uin, cout, &s->fwd_bytes_down, false)) {
+	    !http_body_move(
+	        &f->resp_body, uin, cout, &s->fwd_bytes_down, false)) {
 		fwd_close(f, REASON_CONNECT_FAILED);
 		return;
 	}

@@ -49,8 +49,10 @@ egd_start() {
 	# shellcheck disable=SC2086 # word splitting of _trust is meant
 	t_bg "egressd-$EGD_RUN" ip netns exec "$PROXY_NS" "$EGD_BIN" \
 	    --netns "$SBX" --dns "$WORLD_DNS" $_trust --log-json "$EGD_JSON" \
-	    --control "$T_DIR/control.sock" "$@"
+	    --control "$T_DIR/control.sock" --ca-dir "$T_DIR/ca" \
+	    --upstream-ca "$WORLD_CA_FILE" "$@"
 	EGD_CONTROL=$T_DIR/control.sock
+	EGD_CA_BUNDLE=$T_DIR/ca/bundle.pem
 	EGD_PID=$T_PID
 	# "ready" is logged after every listener is open
 	if ! t_wait_grep "$EGD_LOG" "egressd: ready" 1000; then

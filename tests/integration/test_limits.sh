@@ -164,6 +164,7 @@ t_diag "sessions: $(grep -c '"activity_name":"Open"' "$EGD_JSON") open records, 
 # --- descriptor exhaustion: back off, do not spin -----------------------------
 egd_stop
 egd_start -p "$EGD_POLICY" || { echo "Bail out! restart"; exit 1; }
+nofile=$(prlimit --pid "$EGD_PID" --nofile --output SOFT --noheadings | tr -d ' ')
 prlimit --pid "$EGD_PID" --nofile=40:
 egd_run $PY -c '
 import socket, time
@@ -187,7 +188,7 @@ t_check "at the descriptor limit egressd pauses accepting" \
 	grep -q "accept: Too many open files; pausing" "$EGD_LOG"
 t_check "...without spinning ($((cpu1 - cpu0)) ticks of CPU over the held window)" \
 	test $((cpu1 - cpu0)) -lt 30
-prlimit --pid "$EGD_PID" --nofile=65536:
+prlimit --pid "$EGD_PID" --nofile="$nofile":
 t_is "$(egd_run curl -s -o /dev/null -w '%{http_code}' --cacert "$CA" https://example.com/)" \
 	200 "after the pressure is gone, new connections are served again"
 

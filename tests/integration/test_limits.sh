@@ -192,6 +192,15 @@ prlimit --pid "$EGD_PID" --nofile="$nofile":
 t_is "$(egd_run curl -s -o /dev/null -w '%{http_code}' --cacert "$CA" https://example.com/)" \
 	200 "after the pressure is gone, new connections are served again"
 
+# --- SIGUSR1 reopens the decision log (log rotation) ----------------------------
+mv "$EGD_JSON" "$EGD_JSON.1"
+kill -USR1 "$EGD_PID"
+t_wait_grep "$EGD_LOG" "SIGUSR1: log files reopened" 500
+egd_run curl -s -o /dev/null --cacert "$CA" https://example.com/
+t_wait_grep "$EGD_JSON" '"hostname":"example.com"' 500
+t_check "SIGUSR1: after rotation, records go to a new file" \
+	egd_json_has '"hostname":"example.com"'
+
 # --- SIGTERM drains open tunnels -----------------------------------------------
 egd_run $PY -c '
 import socket, sys, time

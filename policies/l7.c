@@ -48,8 +48,8 @@ is_hex(int c)
 static bool
 is_unreserved(int c)
 {
-	return is_alpha(c) || is_digit(c) || c == '-' || c == '.' ||
-	    c == '_' || c == '~';
+	return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' ||
+	    c == '~';
 }
 
 /* RFC 3986 §3.3 pchar, less pct-encoded. */
@@ -147,7 +147,8 @@ put(struct writer *w, char c)
 static bool
 is_dot_piece(const char *s, size_t n)
 {
-	return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.');
+	return (n == 1 && s[0] == '.') ||
+	    (n == 2 && s[0] == '.' && s[1] == '.');
 }
 
 /*
@@ -246,7 +247,8 @@ canon(const char *in, size_t len, bool allow_slash, enum canon_mode mode,
 			enum l7_path_result r;
 
 			if (u.need)
-				return fail_at(err_off, at, L7_PATH_ERR_BAD_UTF8);
+				return fail_at(
+				    err_off, at, L7_PATH_ERR_BAD_UTF8);
 			if ((r = segment_check(seg, n)) != L7_PATH_OK)
 				return fail_at(err_off, in_seg, r);
 			if (n == 0 || (n == 1 && seg[0] == '.')) {
@@ -286,10 +288,11 @@ canon(const char *in, size_t len, bool allow_slash, enum canon_mode mode,
 				return fail_at(
 				    err_off, at, L7_PATH_ERR_ENCODED_SLASH);
 			if (v == '\\')
-				return fail_at(err_off, at,
-				    L7_PATH_ERR_ENCODED_BACKSLASH);
+				return fail_at(
+				    err_off, at, L7_PATH_ERR_ENCODED_BACKSLASH);
 			if (!utf8_feed(&u, (uint8_t)v))
-				return fail_at(err_off, at, L7_PATH_ERR_BAD_UTF8);
+				return fail_at(
+				    err_off, at, L7_PATH_ERR_BAD_UTF8);
 			if (is_unreserved(v)) {
 				if (!put(&w, (char)v))
 					return fail_at(
@@ -322,11 +325,11 @@ canon(const char *in, size_t len, bool allow_slash, enum canon_mode mode,
 }
 
 enum l7_path_result
-l7_path_canon(const char *in, size_t len, bool allow_encoded_slash,
-    char *out, size_t out_cap, struct l7_target *t, size_t *err_off)
+l7_path_canon(const char *in, size_t len, bool allow_encoded_slash, char *out,
+    size_t out_cap, struct l7_target *t, size_t *err_off)
 {
-	return canon(in, len, allow_encoded_slash, CANON_PATH, out, out_cap, t,
-	    err_off);
+	return canon(
+	    in, len, allow_encoded_slash, CANON_PATH, out, out_cap, t, err_off);
 }
 
 enum l7_path_result
@@ -334,8 +337,8 @@ l7_pattern_canon(const char *pat, char *out, size_t out_cap, size_t *err_off)
 {
 	struct l7_target t;
 
-	return canon(pat, strlen(pat), true, CANON_PATTERN, out, out_cap, &t,
-	    err_off);
+	return canon(
+	    pat, strlen(pat), true, CANON_PATTERN, out, out_cap, &t, err_off);
 }
 
 /* Whether s[0..n) as written is a dot segment: ".", "..", or the same
@@ -395,8 +398,8 @@ is_query_char(int c)
 }
 
 enum l7_path_result
-l7_query_parse(const char *q, size_t len, struct l7_query_params *out,
-    size_t *err_off)
+l7_query_parse(
+    const char *q, size_t len, struct l7_query_params *out, size_t *err_off)
 {
 	struct cursor c = cursor_make(q, len);
 	size_t b = 0; /* bytes used in out->buf */
@@ -414,8 +417,8 @@ l7_query_parse(const char *q, size_t len, struct l7_query_params *out,
 			if (cur) {
 				out->buf[b++] = '\0';
 				if (cur->has_value)
-					cur->value_len = (size_t)(out->buf +
-					    b - 1 - cur->value);
+					cur->value_len = (size_t)(out->buf + b -
+					    1 - cur->value);
 				else
 					cur->key_len = (size_t)(out->buf + b -
 					    1 - cur->key);
@@ -427,8 +430,8 @@ l7_query_parse(const char *q, size_t len, struct l7_query_params *out,
 		}
 		if (cur == NULL) {
 			if (out->n == L7_QUERY_MAX_PARAMS)
-				return fail_at(err_off, at,
-				    L7_PATH_ERR_QUERY_TOO_MANY);
+				return fail_at(
+				    err_off, at, L7_PATH_ERR_QUERY_TOO_MANY);
 			cur = &out->p[out->n++];
 			memset(cur, 0, sizeof(*cur));
 			cur->key = out->buf + b;
@@ -537,8 +540,7 @@ spend(struct budget *b)
  * absorb whatever an earlier one would have: O(pattern x subject) at worst.
  */
 static enum l7_glob_result
-star_match(const char *p, size_t pn, const char *s, size_t sn,
-    struct budget *b)
+star_match(const char *p, size_t pn, const char *s, size_t sn, struct budget *b)
 {
 	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
 
@@ -795,8 +797,8 @@ preset_eval(enum policy_access a, const struct req *r)
  * matching for deny rules and as not matching for allow rules.
  */
 static bool
-query_match(const struct l7_query_params *q, const struct l7_query *m,
-    bool deny)
+query_match(
+    const struct l7_query_params *q, const struct l7_query *m, bool deny)
 {
 	bool seen = false, any = false, all = true;
 	size_t i, j, klen = strlen(m->key);
@@ -840,8 +842,8 @@ rule_match(struct req *r, const struct l7_rule *rule, bool deny)
 	if (rule->path) {
 		enum l7_glob_result g = L7_GLOB_TOO_COMPLEX;
 
-		if (l7_pattern_canon(rule->path, r->pat, sizeof(r->pat),
-		        NULL) == L7_PATH_OK)
+		if (l7_pattern_canon(
+		        rule->path, r->pat, sizeof(r->pat), NULL) == L7_PATH_OK)
 			g = l7_glob_path(r->pat, r->path, NULL);
 		/* an invalid or runaway glob: fail closed */
 		if (g == L7_GLOB_TOO_COMPLEX)
@@ -913,8 +915,8 @@ file_or_dash(const char *file)
 
 /* "github.com:443 (policy.yaml:12)" */
 static void
-endpoint_label(const struct policy_endpoint *e, const char *file, char *buf,
-    size_t len)
+endpoint_label(
+    const struct policy_endpoint *e, const char *file, char *buf, size_t len)
 {
 	char ports[96];
 	size_t i, off = 0;
@@ -963,8 +965,8 @@ preset_methods(enum policy_access a)
 }
 
 static void
-near_miss_note(const struct l7_rule *near, const char *file, char *buf,
-    size_t len)
+near_miss_note(
+    const struct l7_rule *near, const char *file, char *buf, size_t len)
 {
 	if (near)
 		snprintf(buf, len,
@@ -1081,8 +1083,8 @@ by_preset_text(struct l7_decision *out, const char *file)
 	const struct policy_endpoint *e = out->endpoint;
 
 	if (e->access == ACCESS_UNSET)
-		snprintf(out->by_text, sizeof(out->by_text),
-		    "rules (%s:%d)", file_or_dash(file), e->line);
+		snprintf(out->by_text, sizeof(out->by_text), "rules (%s:%d)",
+		    file_or_dash(file), e->line);
 	else
 		snprintf(out->by_text, sizeof(out->by_text),
 		    "access: %s (%s:%d)", policy_access_name(e->access),
@@ -1092,8 +1094,8 @@ by_preset_text(struct l7_decision *out, const char *file)
 /* A decision about the whole request, before any endpoint looked at it:
  * no endpoints, or a path that is not canonical. */
 static void
-decide_without_endpoint(const struct policy_endpoint *const *eps,
-    size_t neps, enum reason reason, struct l7_decision *out)
+decide_without_endpoint(const struct policy_endpoint *const *eps, size_t neps,
+    enum reason reason, struct l7_decision *out)
 {
 	out->allowed = false;
 	out->reason = reason;
@@ -1140,8 +1142,8 @@ l7_decide(const struct policy_endpoint *const *eps, size_t neps,
 	memset(out, 0, sizeof(*out));
 	out->endpoint_index = 0;
 	if (neps == 0) {
-		decide_without_endpoint(eps, neps, REASON_REQUEST_NOT_ALLOWED,
-		    out);
+		decide_without_endpoint(
+		    eps, neps, REASON_REQUEST_NOT_ALLOWED, out);
 		snprintf(out->by_text, sizeof(out->by_text), "no endpoint");
 		snprintf(out->reason_text, sizeof(out->reason_text),
 		    "no endpoint allows requests on this connection");
@@ -1189,9 +1191,9 @@ l7_decide(const struct policy_endpoint *const *eps, size_t neps,
 		for (j = 0; j < e->ndeny_rules; j++) {
 			if (rule_match(&r, &e->deny_rules[j], true) != RM_YES)
 				continue;
-			if (deny_r == NULL || (!deny_enforced &&
-			                          e->enforcement ==
-			                              ENFORCE_ENFORCE)) {
+			if (deny_r == NULL ||
+			    (!deny_enforced &&
+			        e->enforcement == ENFORCE_ENFORCE)) {
 				deny_e = e;
 				deny_r = &e->deny_rules[j];
 				deny_i = i;
@@ -1276,10 +1278,9 @@ l7_decide(const struct policy_endpoint *const *eps, size_t neps,
 	}
 	out->allowed = false;
 	out->reason = ep_reason(best.v);
-	out->mode =
-	    any_enforce(eps, neps) ? ENFORCE_ENFORCE : ENFORCE_AUDIT;
+	out->mode = any_enforce(eps, neps) ? ENFORCE_ENFORCE : ENFORCE_AUDIT;
 	/* the preset refused it, unless the endpoint has rules only */
-	out->by = best.v == EP_PATH     ? L7_BY_PATH :
+	out->by = best.v == EP_PATH        ? L7_BY_PATH :
 	    best_e->access != ACCESS_UNSET ? L7_BY_PRESET :
 	                                     L7_BY_NONE;
 	if (best.v == EP_PATH) {
@@ -1376,8 +1377,7 @@ collect_step(const struct decide_step *st, void *arg)
 
 size_t
 l7_endpoints_collect(const struct policy *p, const struct decide_caller *c,
-    const struct decide_dest *d, const struct policy_endpoint **eps,
-    size_t max)
+    const struct decide_dest *d, const struct policy_endpoint **eps, size_t max)
 {
 	struct collect col = {eps, max, 0};
 	struct decision dec;

@@ -26,29 +26,28 @@
 /* The result of canonicalizing a path or parsing a query. */
 enum l7_path_result {
 	L7_PATH_OK,
-	L7_PATH_ERR_EMPTY,          /* empty target */
-	L7_PATH_ERR_NOT_ABSOLUTE,   /* does not start with '/' */
-	L7_PATH_ERR_TOO_LONG,       /* over L7_PATH_MAX */
-	L7_PATH_ERR_BUFFER,         /* the caller's output buffer is too small */
-	L7_PATH_ERR_BAD_ESCAPE,     /* '%' not followed by two hex digits */
-	L7_PATH_ERR_NUL,            /* %00 */
-	L7_PATH_ERR_CHAR,           /* a byte outside RFC 3986 pchar and '/' */
-	L7_PATH_ERR_BACKSLASH,      /* a raw '\' */
-	L7_PATH_ERR_ENCODED_SLASH,  /* %2F without allow_encoded_slash */
+	L7_PATH_ERR_EMPTY,         /* empty target */
+	L7_PATH_ERR_NOT_ABSOLUTE,  /* does not start with '/' */
+	L7_PATH_ERR_TOO_LONG,      /* over L7_PATH_MAX */
+	L7_PATH_ERR_BUFFER,        /* the caller's output buffer is too small */
+	L7_PATH_ERR_BAD_ESCAPE,    /* '%' not followed by two hex digits */
+	L7_PATH_ERR_NUL,           /* %00 */
+	L7_PATH_ERR_CHAR,          /* a byte outside RFC 3986 pchar and '/' */
+	L7_PATH_ERR_BACKSLASH,     /* a raw '\' */
+	L7_PATH_ERR_ENCODED_SLASH, /* %2F without allow_encoded_slash */
 	L7_PATH_ERR_ENCODED_BACKSLASH, /* %5C */
-	L7_PATH_ERR_DOUBLE_ENCODED, /* %25 followed by two hex digits */
-	L7_PATH_ERR_BAD_UTF8,       /* escaped bytes that are not UTF-8 */
-	L7_PATH_ERR_DOT_PARAMS,     /* "..;x" or ".;x": a dot segment with
-	                               parameters (servlet containers strip them) */
-	L7_PATH_ERR_ENCODED_DOT,    /* "." or ".." next to an allowed %2F */
-	L7_PATH_ERR_ABOVE_ROOT,     /* ".." climbing above "/" */
-	L7_PATH_ERR_QUERY_ESCAPE,   /* malformed escape in the query */
-	L7_PATH_ERR_QUERY_NUL,      /* %00 in the query */
-	L7_PATH_ERR_QUERY_CHAR,     /* a byte outside RFC 3986 query chars */
-	L7_PATH_ERR_QUERY_TOO_MANY, /* more than L7_QUERY_MAX_PARAMS pairs */
-	L7_PATH_ERR_PATTERN_QUERY,  /* a rule path with '?' or '#' */
-	L7_PATH_ERR_PATTERN_STARSTAR, /* "**" not a whole segment */
-	L7_PATH_ERR_PATTERN_DOT,    /* "." or ".." segment in a rule path */
+	L7_PATH_ERR_DOUBLE_ENCODED,    /* %25 followed by two hex digits */
+	L7_PATH_ERR_BAD_UTF8,          /* escaped bytes that are not UTF-8 */
+	L7_PATH_ERR_DOT_PARAMS,        /* "..;x", ".;x": servlets see ".." */
+	L7_PATH_ERR_ENCODED_DOT,       /* "." or ".." next to an allowed %2F */
+	L7_PATH_ERR_ABOVE_ROOT,        /* ".." climbing above "/" */
+	L7_PATH_ERR_QUERY_ESCAPE,      /* malformed escape in the query */
+	L7_PATH_ERR_QUERY_NUL,         /* %00 in the query */
+	L7_PATH_ERR_QUERY_CHAR,        /* a byte outside RFC 3986 query chars */
+	L7_PATH_ERR_QUERY_TOO_MANY,    /* more than L7_QUERY_MAX_PARAMS pairs */
+	L7_PATH_ERR_PATTERN_QUERY,     /* a rule path with '?' or '#' */
+	L7_PATH_ERR_PATTERN_STARSTAR,  /* "**" not a whole segment */
+	L7_PATH_ERR_PATTERN_DOT,       /* "." or ".." segment in a rule path */
 };
 
 /* Bytes [off, off + len) of the caller's input. */
@@ -58,8 +57,8 @@ struct l7_span {
 
 /* Where l7_path_canon() put its results. */
 struct l7_target {
-	size_t path_len;     /* canonical path: out[0..path_len), NUL-ended */
-	bool has_query;      /* the target had a '?' */
+	size_t path_len;      /* canonical path: out[0..path_len), NUL-ended */
+	bool has_query;       /* the target had a '?' */
 	struct l7_span query; /* the raw query after '?' (may be empty) */
 };
 
@@ -116,8 +115,8 @@ struct l7_query_params {
  * *err_off (may be NULL) is the offending offset in q. Linear, no
  * allocation.
  */
-enum l7_path_result l7_query_parse(const char *q, size_t len,
-    struct l7_query_params *out, size_t *err_off);
+enum l7_path_result l7_query_parse(
+    const char *q, size_t len, struct l7_query_params *out, size_t *err_off);
 
 /*
  * Canonicalizes a rule's path glob like a request path (with encoded
@@ -153,8 +152,8 @@ enum l7_glob_result {
  * matches zero or more whole segments, so "/repos/" "**" matches "/repos",
  * "/repos/a" and "/repos/a/b", and "/" "**" matches every path; "**" in a
  * segment is the same as "*". A trailing '/' is ignored on both sides
- * ("/simple/pip/" is matched as "/simple/pip"). Every byte but '*' matches itself
- * (case-sensitive). Greedy with one backtrack point per level, so the
+ * ("/simple/pip/" is matched as "/simple/pip"). Every byte but '*'
+ * matches itself (case-sensitive). Greedy with one backtrack point per level, so the
  * work is at most proportional to pattern length times path length, never
  * exponential; *steps (may be NULL) receives the comparisons made, and
  * past L7_GLOB_MAX_STEPS the answer is L7_GLOB_TOO_COMPLEX (callers fail
@@ -190,9 +189,9 @@ struct l7_decision {
 	enum l7_by by;
 	const struct policy_endpoint *endpoint; /* the one that decided or
 	                                           the one the hint is about */
-	size_t endpoint_index; /* its index in eps */
-	const struct l7_rule *rule; /* L7_BY_RULE / L7_BY_DENY_RULE */
-	enum policy_access access;  /* the endpoint's preset */
+	size_t endpoint_index;                  /* its index in eps */
+	const struct l7_rule *rule;   /* L7_BY_RULE / L7_BY_DENY_RULE */
+	enum policy_access access;    /* the endpoint's preset */
 	enum l7_path_result path_err; /* L7_BY_PATH */
 	size_t path_err_off;
 	/* "access: read-only (policy.yaml:12)", "rule (policy.yaml:14:13)" */

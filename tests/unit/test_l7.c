@@ -49,11 +49,11 @@ static const struct canon_case canon_cases[] = {
         "/!$&'()*+,;=:@", NA, SKIP},
     {"unreserved", "/AZaz09-._~", false, OK, "/AZaz09-._~", NA, SKIP},
     {"case preserved", "/Repos/ABC", false, OK, "/Repos/ABC", NA, SKIP},
-    {"dots inside names", "/a/..b/b../.../c.d", false, OK,
-        "/a/..b/b../.../c.d", NA, SKIP},
+    {"dots inside names", "/a/..b/b../.../c.d", false, OK, "/a/..b/b../.../c.d",
+        NA, SKIP},
     {"path parameter kept", "/a;v=1/b", false, OK, "/a;v=1/b", NA, SKIP},
-    {"segment starting with dot-dot-letter and semicolon", "/..a;b", false,
-        OK, "/..a;b", NA, SKIP},
+    {"segment starting with dot-dot-letter and semicolon", "/..a;b", false, OK,
+        "/..a;b", NA, SKIP},
     /* unreserved escapes are decoded (RFC 3986 §2.3, §6.2.2.2) */
     {"decode letters", "/%41%42c", false, OK, "/ABc", NA, SKIP},
     {"decode lowercase hex letter", "/%61", false, OK, "/a", NA, SKIP},
@@ -92,8 +92,7 @@ static const struct canon_case canon_cases[] = {
     {"encoded dot-dot lowercase", "/a/%2e%2e/b", false, OK, "/b", NA, SKIP},
     {"encoded dot-dot uppercase", "/a/%2E%2E/b", false, OK, "/b", NA, SKIP},
     {"half-encoded dot-dot", "/a/.%2e/b", false, OK, "/b", NA, SKIP},
-    {"half-encoded dot-dot other half", "/a/%2E./b", false, OK, "/b", NA,
-        SKIP},
+    {"half-encoded dot-dot other half", "/a/%2E./b", false, OK, "/b", NA, SKIP},
     {"encoded dot", "/a/%2e/b", false, OK, "/a/b", NA, SKIP},
     {"dot-dot climbs into allowed prefix", "/admin/../repos/x", false, OK,
         "/repos/x", NA, SKIP},
@@ -102,10 +101,8 @@ static const struct canon_case canon_cases[] = {
     {"above root", "/..", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA, 1},
     {"above root later", "/a/../..", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA, 6},
     {"above root first", "/../a", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA, 1},
-    {"above root encoded", "/%2e%2e", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA,
-        1},
-    {"above root after dot", "/./..", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA,
-        3},
+    {"above root encoded", "/%2e%2e", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA, 1},
+    {"above root after dot", "/./..", false, L7_PATH_ERR_ABOVE_ROOT, NA, NA, 3},
     {"above root trailing slash", "/a/b/../../../", false,
         L7_PATH_ERR_ABOVE_ROOT, NA, NA, 11},
     /* empty segments collapse, before dot segments */
@@ -125,12 +122,12 @@ static const struct canon_case canon_cases[] = {
     {"encoded slash is not a separator", "/group%2Fproject/x/..", true, OK,
         "/group%2Fproject/", NA, SKIP},
     {"encoded slash at segment end", "/a%2F", true, OK, "/a%2F", NA, SKIP},
-    {"dot-dot before encoded slash", "/a/..%2Fb", true,
-        L7_PATH_ERR_ENCODED_DOT, NA, NA, 3},
-    {"dot-dot after encoded slash", "/a/b%2F..", true,
-        L7_PATH_ERR_ENCODED_DOT, NA, NA, 3},
-    {"dot between encoded slashes", "/a%2F.%2Fb", true,
-        L7_PATH_ERR_ENCODED_DOT, NA, NA, 1},
+    {"dot-dot before encoded slash", "/a/..%2Fb", true, L7_PATH_ERR_ENCODED_DOT,
+        NA, NA, 3},
+    {"dot-dot after encoded slash", "/a/b%2F..", true, L7_PATH_ERR_ENCODED_DOT,
+        NA, NA, 3},
+    {"dot between encoded slashes", "/a%2F.%2Fb", true, L7_PATH_ERR_ENCODED_DOT,
+        NA, NA, 1},
     {"encoded dot-dot and encoded slash", "/%2e%2e%2fadmin", true,
         L7_PATH_ERR_ENCODED_DOT, NA, NA, 1},
     {"dot-dot encoded slash without allow", "/a/..%2Fb", false,
@@ -139,8 +136,8 @@ static const struct canon_case canon_cases[] = {
         "/a..%2F..b", NA, SKIP},
     /* backslashes */
     {"backslash", "/a\\b", false, L7_PATH_ERR_BACKSLASH, NA, NA, 2},
-    {"backslash dot-dot", "/a/..\\admin", false, L7_PATH_ERR_BACKSLASH, NA,
-        NA, 5},
+    {"backslash dot-dot", "/a/..\\admin", false, L7_PATH_ERR_BACKSLASH, NA, NA,
+        5},
     {"encoded backslash", "/a%5Cb", false, L7_PATH_ERR_ENCODED_BACKSLASH, NA,
         NA, 2},
     {"encoded backslash lowercase", "/a%5cb", true,
@@ -151,14 +148,12 @@ static const struct canon_case canon_cases[] = {
     {"lone percent", "/%", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 1},
     {"percent at end", "/a%", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 2},
     {"percent one digit", "/%1", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 1},
-    {"percent non-hex first", "/%G1", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA,
-        1},
+    {"percent non-hex first", "/%G1", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 1},
     {"percent non-hex second", "/%1G", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA,
         1},
     {"percent space", "/% 1", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 1},
     {"percent before slash", "/%2/", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 1},
-    {"percent before query", "/a%?x", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA,
-        2},
+    {"percent before query", "/a%?x", false, L7_PATH_ERR_BAD_ESCAPE, NA, NA, 2},
     {"double encoded dot-dot", "/a/%252e%252e/b", false,
         L7_PATH_ERR_DOUBLE_ENCODED, NA, NA, 3},
     {"double encoded slash", "/a%252Fb", true, L7_PATH_ERR_DOUBLE_ENCODED, NA,
@@ -185,43 +180,38 @@ static const struct canon_case canon_cases[] = {
     {"empty", "", false, L7_PATH_ERR_EMPTY, NA, NA, 0},
     {"relative", "a/b", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
     {"asterisk form", "*", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
-    {"absolute form", "http://x/", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA,
-        0},
+    {"absolute form", "http://x/", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
     {"query only", "?q", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
     {"backslash first", "\\a", false, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
-    {"encoded slash first", "%2Fa", true, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA,
-        0},
+    {"encoded slash first", "%2Fa", true, L7_PATH_ERR_NOT_ABSOLUTE, NA, NA, 0},
     /* UTF-8 of escaped bytes (RFC 3629 §4) */
     {"overlong dot", "/a/%C0%AE%C0%AE/b", false, L7_PATH_ERR_BAD_UTF8, NA, NA,
         3},
     {"overlong slash two bytes", "/a%C0%AFb", false, L7_PATH_ERR_BAD_UTF8, NA,
         NA, 2},
-    {"overlong slash three bytes", "/a%E0%80%AFb", false,
-        L7_PATH_ERR_BAD_UTF8, NA, NA, 5},
+    {"overlong slash three bytes", "/a%E0%80%AFb", false, L7_PATH_ERR_BAD_UTF8,
+        NA, NA, 5},
     {"overlong four bytes", "/%F0%80%80%AF", false, L7_PATH_ERR_BAD_UTF8, NA,
         NA, 4},
     {"C1 lead", "/%C1%81", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 1},
     {"surrogate", "/%ED%A0%80", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 4},
-    {"above U+10FFFF", "/%F4%90%80%80", false, L7_PATH_ERR_BAD_UTF8, NA, NA,
-        4},
+    {"above U+10FFFF", "/%F4%90%80%80", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 4},
     {"F5 lead", "/%F5%80%80%80", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 1},
     {"FF byte", "/%FF", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 1},
     {"lone continuation", "/%80", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 1},
     {"truncated at end", "/%C3", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 4},
     {"truncated at slash", "/%C3/x", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 4},
-    {"truncated at query", "/%E2%82?x", false, L7_PATH_ERR_BAD_UTF8, NA, NA,
-        7},
+    {"truncated at query", "/%E2%82?x", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 7},
     {"truncated by raw byte", "/%C3a", false, L7_PATH_ERR_BAD_UTF8, NA, NA, 4},
     {"truncated by decoded ascii", "/%C3%41", false, L7_PATH_ERR_BAD_UTF8, NA,
         NA, 4},
     /* dot segments with parameters (servlet containers) */
-    {"dot-dot semicolon", "/a/..;/b", false, L7_PATH_ERR_DOT_PARAMS, NA, NA,
-        3},
+    {"dot-dot semicolon", "/a/..;/b", false, L7_PATH_ERR_DOT_PARAMS, NA, NA, 3},
     {"dot semicolon", "/a/.;x/b", false, L7_PATH_ERR_DOT_PARAMS, NA, NA, 3},
     {"dot-dot encoded semicolon", "/a/..%3b/b", false, L7_PATH_ERR_DOT_PARAMS,
         NA, NA, 3},
-    {"encoded dot-dot semicolon", "/a/%2e%2e;/b", false,
-        L7_PATH_ERR_DOT_PARAMS, NA, NA, 3},
+    {"encoded dot-dot semicolon", "/a/%2e%2e;/b", false, L7_PATH_ERR_DOT_PARAMS,
+        NA, NA, 3},
     {"dot-dot semicolon at end", "/a/..;", false, L7_PATH_ERR_DOT_PARAMS, NA,
         NA, 3},
     {"dot-dot semicolon jsessionid", "/x/..;jsessionid=1/admin", false,
@@ -237,8 +227,8 @@ static const struct canon_case canon_cases[] = {
         "/o/r.git/info/refs", "service=git-upload-pack", SKIP},
     {"trailing slash and query", "/simple/pip/?format=json", false, OK,
         "/simple/pip/", "format=json", SKIP},
-    {"above root before query", "/%2e%2e?x", false, L7_PATH_ERR_ABOVE_ROOT,
-        NA, NA, 1},
+    {"above root before query", "/%2e%2e?x", false, L7_PATH_ERR_ABOVE_ROOT, NA,
+        NA, 1},
 };
 
 /* A writable buffer whose last byte is followed by an inaccessible page. */
@@ -292,8 +282,8 @@ idempotent(const char *canon, bool slash)
 	struct l7_target t;
 	size_t off;
 
-	return l7_path_canon(canon, strlen(canon), slash, again,
-	           sizeof(again), &t, &off) == L7_PATH_OK &&
+	return l7_path_canon(canon, strlen(canon), slash, again, sizeof(again),
+	           &t, &off) == L7_PATH_OK &&
 	    strcmp(again, canon) == 0 && !t.has_query;
 }
 
@@ -310,8 +300,8 @@ test_canon_table(void)
 		enum l7_path_result r;
 		bool prefixes_ok = true;
 
-		r = canon_guarded(c->in, len, c->slash, out, sizeof(out), &t,
-		    &off);
+		r = canon_guarded(
+		    c->in, len, c->slash, out, sizeof(out), &t, &off);
 		if (!tap_ok(r == c->r, "canon %s: %s", c->name,
 		        l7_path_strerror(c->r)))
 			tap_diag("got %s (at %zu) for \"%s\"",
@@ -331,12 +321,11 @@ test_canon_table(void)
 			tap_ok(idempotent(out, c->slash),
 			    "canon %s: idempotent", c->name);
 			tap_ok(t.path_len <= len && t.path_len == strlen(out),
-			    "canon %s: never longer than the input",
-			    c->name);
+			    "canon %s: never longer than the input", c->name);
 		}
 		if (r != OK && c->err_off >= 0)
-			tap_is_int(off, c->err_off, "canon %s: error offset",
-			    c->name);
+			tap_is_int(
+			    off, c->err_off, "canon %s: error offset", c->name);
 		/* Every prefix: no crash on a guard page, a known result,
 		 * and an idempotent canonical form when valid. */
 		for (k = 0; k <= len; k++) {
@@ -394,8 +383,8 @@ test_canon_limits(void)
 	{
 		char o[4];
 
-		r = l7_path_canon("/a/b/../../x", 12, false, o, sizeof(o), &t,
-		    &off);
+		r = l7_path_canon(
+		    "/a/b/../../x", 12, false, o, sizeof(o), &t, &off);
 		tap_is_int(r, L7_PATH_ERR_BUFFER,
 		    "canon limits: output sized by the input, not the result");
 	}
@@ -448,7 +437,8 @@ test_canon_bytes(void)
 		enum l7_path_result r =
 		    l7_path_canon(in, 2, false, out, sizeof(out), &t, &off);
 		bool pchar = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
-		    (b >= '0' && b <= '9') || (b && strchr("-._~!$&'()*+,;=:@", b));
+		    (b >= '0' && b <= '9') ||
+		    (b && strchr("-._~!$&'()*+,;=:@", b));
 		enum l7_path_result want = pchar ? OK :
 		    b == '/' || b == '?'         ? OK :
 		    b == '\\'                    ? L7_PATH_ERR_BACKSLASH :
@@ -472,11 +462,11 @@ test_canon_bytes(void)
 
 		snprintf(in, sizeof(in), "/x%%%02x", b);
 		r = l7_path_canon(in, 5, false, out, sizeof(out), &t, &off);
-		want = b == 0  ? L7_PATH_ERR_NUL :
-		    b == '/'   ? L7_PATH_ERR_ENCODED_SLASH :
-		    b == '\\'  ? L7_PATH_ERR_ENCODED_BACKSLASH :
-		    b >= 0x80  ? L7_PATH_ERR_BAD_UTF8 :
-		                 OK;
+		want = b == 0 ? L7_PATH_ERR_NUL :
+		    b == '/'  ? L7_PATH_ERR_ENCODED_SLASH :
+		    b == '\\' ? L7_PATH_ERR_ENCODED_BACKSLASH :
+		    b >= 0x80 ? L7_PATH_ERR_BAD_UTF8 :
+		                OK;
 		if (r != want) {
 			bad++;
 			tap_diag("escape %%%02x: %s", b, l7_path_strerror(r));
@@ -597,12 +587,12 @@ test_query_table(void)
 		if (r == OK && c->r == OK) {
 			render_query(&q, got, sizeof(got));
 			tap_is_str(got, c->want, "query %s: params", c->name);
-			tap_ok(query_consistent(&q), "query %s: lengths",
-			    c->name);
+			tap_ok(
+			    query_consistent(&q), "query %s: lengths", c->name);
 		}
 		if (r != OK && c->err_off >= 0)
-			tap_is_int(off, c->err_off, "query %s: error offset",
-			    c->name);
+			tap_is_int(
+			    off, c->err_off, "query %s: error offset", c->name);
 		for (k = 0; k <= len; k++) {
 			g = (const char *)tap_guard_copy(&guard, c->q, k);
 			r = l7_query_parse(g, k, &q, &off);
@@ -746,11 +736,12 @@ test_glob_table(void)
 	for (i = 0; i < NELEM(glob_cases); i++) {
 		const struct glob_case *c = &glob_cases[i];
 		size_t steps = 0;
-		enum l7_glob_result r = l7_glob_path(c->pattern, c->path, &steps);
+		enum l7_glob_result r =
+		    l7_glob_path(c->pattern, c->path, &steps);
 
 		tap_is_int(r, c->match ? L7_GLOB_MATCH : L7_GLOB_NO_MATCH,
-		    "glob %s %s %s", c->pattern, c->match ? "matches" : "misses",
-		    c->path);
+		    "glob %s %s %s", c->pattern,
+		    c->match ? "matches" : "misses", c->path);
 	}
 }
 
@@ -788,8 +779,8 @@ test_value_globs(void)
 	for (i = 0; i < NELEM(value_cases); i++) {
 		const struct value_case *c = &value_cases[i];
 
-		tap_is_int(l7_glob_value(c->pattern, c->value,
-		               strlen(c->value), NULL),
+		tap_is_int(
+		    l7_glob_value(c->pattern, c->value, strlen(c->value), NULL),
 		    c->match ? L7_GLOB_MATCH : L7_GLOB_NO_MATCH,
 		    "value glob \"%s\" %s \"%s\"", c->pattern,
 		    c->match ? "matches" : "misses", c->value);
@@ -1019,12 +1010,13 @@ test_glob_pathological(void)
 	/* ordinary patterns over long paths stay linear */
 	n = 0;
 	for (i = 0; i < 2000; i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "/x%zu", i % 10);
+		n += (size_t)snprintf(
+		    path + n, sizeof(path) - n, "/x%zu", i % 10);
 	snprintf(path + n, sizeof(path) - n, "/info/refs");
 	r = l7_glob_path("/**/info/refs", path, &steps);
 	tap_is_int(r, L7_GLOB_MATCH, "long path: matches");
-	tap_ok(steps < 4 * strlen(path),
-	    "long path: %zu steps for %zu bytes", steps, strlen(path));
+	tap_ok(steps < 4 * strlen(path), "long path: %zu steps for %zu bytes",
+	    steps, strlen(path));
 }
 
 struct pattern_case {
@@ -1115,23 +1107,23 @@ static const char policy_text[] =
     "        port: 443\n"
     "        protocol: rest\n"
     "        rules:\n"
-    "          - allow: { method: GET, path: \"/repos/**\" }\n"                 /* 11 */
+    "          - allow: { method: GET, path: \"/repos/**\" }\n" /* 11 */
     "          - allow: { method: POST, path: \"/upload/*\", query: { kind: { any: [a, \"b*\"] } } }\n" /* 12 */
-    "          - allow: { method: \"*\", path: \"/ws/**\" }\n"                 /* 13 */
-    "          - allow: { path: \"/any/**\" }\n"                               /* 14 */
-    "          - allow: { method: GET, query: { token: \"t-*\" } }\n"          /* 15 */
-    "          - allow: { method: PUT, path: \"/%7euser/*\" }\n"               /* 16 */
+    "          - allow: { method: \"*\", path: \"/ws/**\" }\n"        /* 13 */
+    "          - allow: { path: \"/any/**\" }\n"                      /* 14 */
+    "          - allow: { method: GET, query: { token: \"t-*\" } }\n" /* 15 */
+    "          - allow: { method: PUT, path: \"/%7euser/*\" }\n"      /* 16 */
     /* E4 line 17: read-only, a rule, deny rules */
     "      - host: rodeny.example.com\n"
     "        port: 443\n"
     "        protocol: rest\n"
     "        access: read-only\n"
     "        rules:\n"
-    "          - allow: { method: POST, path: /api/graphql }\n"               /* 22 */
+    "          - allow: { method: POST, path: /api/graphql }\n" /* 22 */
     "        deny_rules:\n"
-    "          - { method: GET, path: \"/admin/**\" }\n"                       /* 24 */
-    "          - { path: \"/secret*\" }\n"                                     /* 25 */
-    "          - { method: GET, query: { debug: \"*\" } }\n"                   /* 26 */
+    "          - { method: GET, path: \"/admin/**\" }\n"     /* 24 */
+    "          - { path: \"/secret*\" }\n"                   /* 25 */
+    "          - { method: GET, query: { debug: \"*\" } }\n" /* 26 */
     /* E5 line 27 */
     "      - { host: audit.example.com, port: 443, protocol: rest, access: read-only, enforcement: audit }\n"
     /* E6 line 28 */
@@ -1182,7 +1174,7 @@ static const char policy_text[] =
     "        protocol: rest\n"
     "        access: read-only\n"
     "        enforcement: audit\n"
-    "        deny_rules: [ { method: GET, path: \"/private/**\" } ]\n" /* 68 */
+    "        deny_rules: [ { method: GET, path: \"/private/**\" }, { method: DELETE, path: \"/private/**\" } ]\n" /* 68 */
     "    binaries:\n"
     "      - path: /usr/bin/curl\n";
 
@@ -1215,40 +1207,40 @@ struct dcase {
 	const char *hint; /* substring of the hint (or reason text), or NULL */
 };
 
-#define R_ALLOW   REASON_ALLOWED
-#define R_METH REASON_METHOD_NOT_ALLOWED
-#define R_REQ  REASON_REQUEST_NOT_ALLOWED
-#define R_DEN  REASON_REQUEST_DENIED
-#define R_GIT  REASON_GIT_PUSH_NOT_ALLOWED
-#define R_UPG  REASON_UPGRADE_NOT_ALLOWED
-#define R_PATH REASON_REQUEST_PATH_INVALID
-#define BP     L7_BY_PRESET
-#define BR     L7_BY_RULE
-#define BD     L7_BY_DENY_RULE
-#define BN     L7_BY_NONE
-#define BU     L7_BY_UNINSPECTED
-#define BPA    L7_BY_PATH
+#define R_ALLOW REASON_ALLOWED
+#define R_METH  REASON_METHOD_NOT_ALLOWED
+#define R_REQ   REASON_REQUEST_NOT_ALLOWED
+#define R_DEN   REASON_REQUEST_DENIED
+#define R_GIT   REASON_GIT_PUSH_NOT_ALLOWED
+#define R_UPG   REASON_UPGRADE_NOT_ALLOWED
+#define R_PATH  REASON_REQUEST_PATH_INVALID
+#define BP      L7_BY_PRESET
+#define BR      L7_BY_RULE
+#define BD      L7_BY_DENY_RULE
+#define BN      L7_BY_NONE
+#define BU      L7_BY_UNINSPECTED
+#define BPA     L7_BY_PATH
 
 static const struct dcase dcases[] = {
     /* git smart HTTP under read-only */
     {"ro: clone discovery", "0", "GET",
-        "/o/r.git/info/refs?service=git-upload-pack", 0, A, R_ALLOW, BP, E_ENF, 4,
-        NULL},
-    {"ro: fetch pack", "0", "POST", "/o/r.git/git-upload-pack", 0, A, R_ALLOW, BP,
-        E_ENF, 4, NULL},
-    {"ro: fetch pack at root", "0", "POST", "/git-upload-pack", 0, A, R_ALLOW, BP,
-        E_ENF, 4, NULL},
+        "/o/r.git/info/refs?service=git-upload-pack", 0, A, R_ALLOW, BP, E_ENF,
+        4, NULL},
+    {"ro: fetch pack", "0", "POST", "/o/r.git/git-upload-pack", 0, A, R_ALLOW,
+        BP, E_ENF, 4, NULL},
+    {"ro: fetch pack at root", "0", "POST", "/git-upload-pack", 0, A, R_ALLOW,
+        BP, E_ENF, 4, NULL},
     {"ro: fetch pack trailing slash", "0", "POST", "/o/r/git-upload-pack/", 0,
         A, R_ALLOW, BP, E_ENF, 4, NULL},
-    {"ro: fetch pack with encoded dash", "0", "POST",
-        "/o/r/git%2Dupload-pack", 0, A, R_ALLOW, BP, E_ENF, 4, NULL},
+    {"ro: fetch pack with encoded dash", "0", "POST", "/o/r/git%2Dupload-pack",
+        0, A, R_ALLOW, BP, E_ENF, 4, NULL},
     {"ro: dumb http info/refs", "0", "GET", "/o/r.git/info/refs", 0, A, R_ALLOW,
         BP, E_ENF, 4, NULL},
     {"ro: push discovery", "0", "GET",
         "/o/r.git/info/refs?service=git-receive-pack", 0, D, R_GIT, BP, E_ENF,
         4, "access: read-write"},
-    {"ro: push pack", "0", "POST", "/o/r.git/git-receive-pack", 0, D, R_GIT,
-        BP, E_ENF, 4, "to allow git push"},
+    {"ro: push pack", "0", "POST", "/o/r.git/git-receive-pack", 0, D, R_GIT, BP,
+        E_ENF, 4, "to allow git push"},
     {"ro: push discovery HEAD", "0", "HEAD",
         "/o/r/info/refs?service=git-receive-pack", 0, D, R_GIT, BP, E_ENF, 4,
         NULL},
@@ -1259,11 +1251,11 @@ static const struct dcase dcases[] = {
         "/o/r/info/refs?SERVICE=git-receive-pack", 0, D, R_GIT, BP, E_ENF, 4,
         NULL},
     {"ro: push discovery after upload-pack duplicate", "0", "GET",
-        "/o/r/info/refs?service=git-upload-pack&service=git-receive-pack", 0,
-        D, R_GIT, BP, E_ENF, 4, NULL},
+        "/o/r/info/refs?service=git-upload-pack&service=git-receive-pack", 0, D,
+        R_GIT, BP, E_ENF, 4, NULL},
     {"ro: push discovery before duplicate", "0", "GET",
-        "/o/r/info/refs?service=git-receive-pack&service=git-upload-pack", 0,
-        D, R_GIT, BP, E_ENF, 4, NULL},
+        "/o/r/info/refs?service=git-receive-pack&service=git-upload-pack", 0, D,
+        R_GIT, BP, E_ENF, 4, NULL},
     {"ro: push discovery encoded value", "0", "GET",
         "/o/r/info/refs?service=git%2Dreceive%2Dpack", 0, D, R_GIT, BP, E_ENF,
         4, NULL},
@@ -1282,8 +1274,8 @@ static const struct dcase dcases[] = {
         "/o/r/git-receive-pack;jsessionid=1", 0, D, R_GIT, BP, E_ENF, 4, NULL},
     {"ro: push pack upper case", "0", "POST", "/o/r/GIT-RECEIVE-PACK", 0, D,
         R_GIT, BP, E_ENF, 4, NULL},
-    {"ro: push pack encoded letters", "0", "POST", "/o/r/%67it-receive-pack",
-        0, D, R_GIT, BP, E_ENF, 4, NULL},
+    {"ro: push pack encoded letters", "0", "POST", "/o/r/%67it-receive-pack", 0,
+        D, R_GIT, BP, E_ENF, 4, NULL},
     {"ro: GET on receive-pack refused", "0", "GET", "/o/r/git-receive-pack", 0,
         D, R_GIT, BP, E_ENF, 4, NULL},
     {"ro: push pack through dot-dot", "0", "POST",
@@ -1293,21 +1285,22 @@ static const struct dcase dcases[] = {
         0, D, R_METH, BP, E_ENF, 4, NULL},
     {"ro: upload-pack with parameter is not upload-pack", "0", "POST",
         "/o/r/git-upload-pack;x", 0, D, R_METH, BP, E_ENF, 4, NULL},
-    {"ro: upload-pack as a directory", "0", "POST",
-        "/o/r/git-upload-pack/x", 0, D, R_METH, BP, E_ENF, 4, NULL},
+    {"ro: upload-pack as a directory", "0", "POST", "/o/r/git-upload-pack/x", 0,
+        D, R_METH, BP, E_ENF, 4, NULL},
     {"ro: upload-pack suffix only", "0", "POST", "/o/r/xgit-upload-pack", 0, D,
         R_METH, BP, E_ENF, 4, NULL},
     {"ro: lfs batch needs read-write", "0", "POST",
         "/o/r.git/info/lfs/objects/batch", 0, D, R_METH, BP, E_ENF, 4,
         "access: read-write"},
     {"ro: refs not under info", "0", "GET",
-        "/o/r/refs?service=git-receive-pack", 0, A, R_ALLOW, BP, E_ENF, 4, NULL},
+        "/o/r/refs?service=git-receive-pack", 0, A, R_ALLOW, BP, E_ENF, 4,
+        NULL},
     /* git under read-write and full */
     {"rw: push discovery", "1", "GET",
-        "/o/r.git/info/refs?service=git-receive-pack", 0, A, R_ALLOW, BP, E_ENF, 5,
-        NULL},
-    {"rw: push pack", "1", "POST", "/o/r.git/git-receive-pack", 0, A, R_ALLOW, BP,
-        E_ENF, 5, NULL},
+        "/o/r.git/info/refs?service=git-receive-pack", 0, A, R_ALLOW, BP, E_ENF,
+        5, NULL},
+    {"rw: push pack", "1", "POST", "/o/r.git/git-receive-pack", 0, A, R_ALLOW,
+        BP, E_ENF, 5, NULL},
     {"rw: clone", "1", "POST", "/o/r.git/git-upload-pack", 0, A, R_ALLOW, BP,
         E_ENF, 5, NULL},
     {"rw: lfs batch", "1", "POST", "/o/r.git/info/lfs/objects/batch", 0, A,
@@ -1330,17 +1323,18 @@ static const struct dcase dcases[] = {
     {"npm unpublish on read-write", "1", "DELETE", "/left-pad/-rev/1", 0, D,
         R_METH, BP, E_ENF, 5, "access: full"},
     {"docker pull HEAD manifest", "0", "HEAD",
-        "/v2/library/ubuntu/manifests/22.04", 0, A, R_ALLOW, BP, E_ENF, 4, NULL},
-    {"docker push blob upload start", "0", "POST",
-        "/v2/me/app/blobs/uploads/", 0, D, R_METH, BP, E_ENF, 4,
+        "/v2/library/ubuntu/manifests/22.04", 0, A, R_ALLOW, BP, E_ENF, 4,
+        NULL},
+    {"docker push blob upload start", "0", "POST", "/v2/me/app/blobs/uploads/",
+        0, D, R_METH, BP, E_ENF, 4,
         "method: POST, path: \"/v2/me/app/blobs/uploads/\""},
     {"docker push blob chunk", "1", "PATCH", "/v2/me/app/blobs/uploads/u1", 0,
         A, R_ALLOW, BP, E_ENF, 5, NULL},
     /* rules only */
-    {"rules: GET under repos", "3", "GET", "/repos/a/b", 0, A, R_ALLOW, BR, E_ENF,
+    {"rules: GET under repos", "3", "GET", "/repos/a/b", 0, A, R_ALLOW, BR,
+        E_ENF, 11, NULL},
+    {"rules: GET repos itself", "3", "GET", "/repos", 0, A, R_ALLOW, BR, E_ENF,
         11, NULL},
-    {"rules: GET repos itself", "3", "GET", "/repos", 0, A, R_ALLOW, BR, E_ENF, 11,
-        NULL},
     {"rules: GET repos via dot-dot", "3", "GET", "/x/../repos/a", 0, A, R_ALLOW,
         BR, E_ENF, 11, NULL},
     {"rules: dot-dot out of repos (near miss: the path-less query rule)", "3",
@@ -1366,8 +1360,8 @@ static const struct dcase dcases[] = {
         R_ALLOW, BR, E_ENF, 12, NULL},
     {"rules: upload star is one segment", "3", "POST", "/upload/x/y?kind=a", 0,
         D, R_REQ, BN, E_ENF, 7, NULL},
-    {"rules: method star rule", "3", "DELETE", "/ws/x", 0, A, R_ALLOW, BR, E_ENF,
-        13, NULL},
+    {"rules: method star rule", "3", "DELETE", "/ws/x", 0, A, R_ALLOW, BR,
+        E_ENF, 13, NULL},
     {"rules: method absent means any", "3", "PROPFIND", "/any/thing", 0, A,
         R_ALLOW, BR, E_ENF, 14, NULL},
     {"rules: path absent means any path", "3", "GET", "/x/y?token=t-1", 0, A,
@@ -1383,7 +1377,8 @@ static const struct dcase dcases[] = {
     {"rules: nothing matches, no near miss", "3", "DELETE", "/other", 0, D,
         R_REQ, BN, E_ENF, 7, "method: DELETE, path: \"/other\""},
     /* read-only with rules and deny rules */
-    {"rodeny: GET allowed", "4", "GET", "/x", 0, A, R_ALLOW, BP, E_ENF, 17, NULL},
+    {"rodeny: GET allowed", "4", "GET", "/x", 0, A, R_ALLOW, BP, E_ENF, 17,
+        NULL},
     {"rodeny: POST rule", "4", "POST", "/api/graphql", 0, A, R_ALLOW, BR, E_ENF,
         22, NULL},
     {"rodeny: POST elsewhere", "4", "POST", "/api/other", 0, D, R_METH, BP,
@@ -1392,20 +1387,20 @@ static const struct dcase dcases[] = {
         24, "deny rule at test_l7.yaml:24"},
     {"rodeny: deny admin itself", "4", "GET", "/admin", 0, D, R_DEN, BD, E_ENF,
         24, NULL},
-    {"rodeny: deny admin via dot-dot", "4", "GET", "/x/../admin/a", 0, D,
-        R_DEN, BD, E_ENF, 24, NULL},
-    {"rodeny: deny admin via encoded dots", "4", "GET", "/x/%2e%2e/admin/a",
-        0, D, R_DEN, BD, E_ENF, 24, NULL},
+    {"rodeny: deny admin via dot-dot", "4", "GET", "/x/../admin/a", 0, D, R_DEN,
+        BD, E_ENF, 24, NULL},
+    {"rodeny: deny admin via encoded dots", "4", "GET", "/x/%2e%2e/admin/a", 0,
+        D, R_DEN, BD, E_ENF, 24, NULL},
     {"rodeny: deny admin via double slash", "4", "GET", "//admin//a", 0, D,
         R_DEN, BD, E_ENF, 24, NULL},
     {"rodeny: deny admin via encoded letter", "4", "GET", "/%61dmin/a", 0, D,
         R_DEN, BD, E_ENF, 24, NULL},
-    {"rodeny: HEAD admin not denied", "4", "HEAD", "/admin/a", 0, A, R_ALLOW, BP,
-        E_ENF, 17, NULL},
-    {"rodeny: deny any method secret", "4", "HEAD", "/secret-file", 0, D,
+    {"rodeny: HEAD admin not denied", "4", "HEAD", "/admin/a", 0, A, R_ALLOW,
+        BP, E_ENF, 17, NULL},
+    {"rodeny: deny any method secret", "4", "HEAD", "/secret-file", 0, D, R_DEN,
+        BD, E_ENF, 25, NULL},
+    {"rodeny: deny secret wins over POST rule", "4", "OPTIONS", "/secret", 0, D,
         R_DEN, BD, E_ENF, 25, NULL},
-    {"rodeny: deny secret wins over POST rule", "4", "OPTIONS", "/secret", 0,
-        D, R_DEN, BD, E_ENF, 25, NULL},
     {"rodeny: deny by query key", "4", "GET", "/x?debug=1", 0, D, R_DEN, BD,
         E_ENF, 26, NULL},
     {"rodeny: deny by query key without value", "4", "GET", "/x?debug", 0, D,
@@ -1417,8 +1412,8 @@ static const struct dcase dcases[] = {
     {"rodeny: admin prefix is a segment", "4", "GET", "/administrator", 0, A,
         R_ALLOW, BP, E_ENF, 17, NULL},
     /* several endpoints: OR-ed, deny wins */
-    {"or: read-write allows what read-only does not", "0,1", "POST", "/x", 0,
-        A, R_ALLOW, BP, E_ENF, 5, NULL},
+    {"or: read-write allows what read-only does not", "0,1", "POST", "/x", 0, A,
+        R_ALLOW, BP, E_ENF, 5, NULL},
     {"or: first allowing endpoint reported", "0,1", "GET", "/x", 0, A, R_ALLOW,
         BP, E_ENF, 4, NULL},
     {"or: git push allowed by read-write", "0,1", "POST",
@@ -1433,12 +1428,12 @@ static const struct dcase dcases[] = {
         "/o/r/git-receive-pack", 0, D, R_GIT, BP, E_ENF, 4, NULL},
     {"or: method refusal beats rules refusal", "3,0", "DELETE", "/x", 0, D,
         R_METH, BP, E_ENF, 4, NULL},
-    {"or: uninspected endpoint allows all", "0,8", "DELETE", "/x", 0, A, R_ALLOW,
-        BU, E_ENF, 40, NULL},
+    {"or: uninspected endpoint allows all", "0,8", "DELETE", "/x", 0, A,
+        R_ALLOW, BU, E_ENF, 40, NULL},
     {"or: uninspected endpoint skips deny rules", "4,8", "GET", "/admin/x", 0,
         A, R_ALLOW, BU, E_ENF, 40, NULL},
-    {"or: uninspected endpoint with an invalid path", "8", "GET", "/../x", 0,
-        A, R_ALLOW, BU, E_ENF, 40, NULL},
+    {"or: uninspected endpoint with an invalid path", "8", "GET", "/../x", 0, A,
+        R_ALLOW, BU, E_ENF, 40, NULL},
     {"or: full with deny rule", "9", "DELETE", "/x", 0, D, R_DEN, BD, E_ENF, 45,
         NULL},
     {"or: full with deny rule other method", "9", "PURGE", "/x", 0, A, R_ALLOW,
@@ -1457,12 +1452,12 @@ static const struct dcase dcases[] = {
         R_ALLOW, BR, E_ENF, 14, NULL},
     {"upgrade: GET rule does not open websocket", "11", "GET", "/ws/x", 1, D,
         R_UPG, BN, E_ENF, 53, NULL},
-    {"upgrade: GET rule without upgrade", "11", "GET", "/ws/x", 0, A, R_ALLOW, BR,
-        E_ENF, 57, NULL},
-    {"upgrade: deny rule applies", "9", "GET", "/ws/private/x", 1, D, R_DEN,
-        BD, E_ENF, 45, NULL},
-    {"upgrade: OR with full", "0,2", "GET", "/socket", 1, A, R_ALLOW, BP, E_ENF, 6,
-        NULL},
+    {"upgrade: GET rule without upgrade", "11", "GET", "/ws/x", 0, A, R_ALLOW,
+        BR, E_ENF, 57, NULL},
+    {"upgrade: deny rule applies", "9", "GET", "/ws/private/x", 1, D, R_DEN, BD,
+        E_ENF, 45, NULL},
+    {"upgrade: OR with full", "0,2", "GET", "/socket", 1, A, R_ALLOW, BP, E_ENF,
+        6, NULL},
     {"upgrade: most telling over rules", "4,0", "GET", "/socket", 1, D, R_UPG,
         BP, E_ENF, 17, NULL},
     /* invalid paths */
@@ -1486,47 +1481,54 @@ static const struct dcase dcases[] = {
         "/api/v4/projects/g%2Fp/repository/files", 0, A, R_ALLOW, BR, E_ENF, 39,
         NULL},
     {"encoded slash: rule star spans it", "7", "GET",
-        "/api/v4/projects/g%2Fsub%2Fp/repository/tree", 0, A, R_ALLOW, BR, E_ENF,
-        39, NULL},
+        "/api/v4/projects/g%2Fsub%2Fp/repository/tree", 0, A, R_ALLOW, BR,
+        E_ENF, 39, NULL},
     {"encoded slash: dot-dot next to it", "7", "GET",
         "/api/v4/projects/..%2Fadmin/repository/x", 0, D, R_PATH, BPA, E_ENF, 0,
         NULL},
     {"encoded slash: only one endpoint accepts it", "7,0", "GET",
         "/api/v4/projects/g%2Fp/repository/files", 0, A, R_ALLOW, BR, E_ENF, 39,
         NULL},
-    {"encoded slash: the other refuses it", "0,7", "GET", "/x%2Fy", 0, D,
-        R_REQ, BN, E_ENF, 34, NULL},
+    {"encoded slash: the other refuses it", "0,7", "GET", "/x%2Fy", 0, D, R_REQ,
+        BN, E_ENF, 34, NULL},
     {"encoded slash: refused alone", "7,0", "HEAD", "/x%2Fy", 0, D, R_REQ, BN,
         E_ENF, 34, NULL},
     /* fail closed on patterns the loader let through */
     {"bad pattern: allow rule never matches", "10", "GET", "/a", 0, D, R_REQ,
         BN, E_ENF, 46, NULL},
-    {"bad pattern: deny rule matches everything", "10", "POST", "/anything",
-        0, D, R_DEN, BD, E_ENF, 52, NULL},
+    {"bad pattern: deny rule matches everything", "10", "POST", "/anything", 0,
+        D, R_DEN, BD, E_ENF, 52, NULL},
     {"bad pattern: deny rule keeps its method", "10", "GET", "/anything", 0, D,
         R_REQ, BN, E_ENF, 46, NULL},
     /* modes */
     {"mode: audit endpoint refuses as audit", "5", "POST", "/x", 0, D, R_METH,
         BP, E_AUD, 27, NULL},
-    {"mode: audit allowed", "5", "GET", "/x", 0, A, R_ALLOW, BP, E_AUD, 27, NULL},
+    {"mode: audit allowed", "5", "GET", "/x", 0, A, R_ALLOW, BP, E_AUD, 27,
+        NULL},
     {"mode: audit and enforce refuse: enforce", "5,0", "POST", "/x", 0, D,
         R_METH, BP, E_ENF, 27, NULL},
     {"mode: enforce and audit refuse: enforce", "0,5", "DELETE", "/x", 0, D,
         R_METH, BP, E_ENF, 4, NULL},
     {"mode: audit deny rule, allowed otherwise", "6", "PUT", "/x", 0, D, R_DEN,
         BD, E_AUD, 33, NULL},
-    {"mode: audit deny rule, enforce endpoint allows", "6,1", "PUT", "/x", 0,
-        D, R_DEN, BD, E_AUD, 33, NULL},
+    {"mode: audit deny rule, enforce endpoint allows", "6,1", "PUT", "/x", 0, D,
+        R_DEN, BD, E_AUD, 33, NULL},
     {"mode: audit deny rule, enforce endpoint refuses", "6,0", "PUT", "/x", 0,
         D, R_DEN, BD, E_AUD, 33, NULL},
-    {"mode: audit deny rule, nothing allows, enforce", "13,3", "GET",
+    {"mode: audit deny rule, the audit endpoint allows", "13,3", "GET",
         "/private/x/../y", 0, D, R_DEN, BD, E_AUD, 68, NULL},
-    {"mode: audit deny, rules refuse, enforce", "13,0", "GET", "/private/x", 0,
-        D, R_DEN, BD, E_AUD, 68, NULL},
+    {"mode: audit deny rule, an enforce endpoint allows too", "13,0", "GET",
+        "/private/x", 0, D, R_DEN, BD, E_AUD, 68, NULL},
+    {"mode: audit deny rule, nothing allows, one enforces", "13,3", "DELETE",
+        "/private/x", 0, D, R_DEN, BD, E_ENF, 68, NULL},
+    {"mode: audit deny rule, nothing allows, all audit", "13", "DELETE",
+        "/private/x", 0, D, R_DEN, BD, E_AUD, 68, NULL},
+    {"mode: audit deny rule, nothing allows, audit rules", "13,12", "DELETE",
+        "/private/x", 0, D, R_DEN, BD, E_AUD, 68, NULL},
     {"mode: enforce deny beats audit", "13,4", "GET", "/admin/x", 0, D, R_DEN,
         BD, E_ENF, 24, NULL},
-    {"mode: enforce deny reported over audit deny", "6,9", "DELETE", "/x", 0,
-        D, R_DEN, BD, E_ENF, 45, NULL},
+    {"mode: enforce deny reported over audit deny", "6,9", "DELETE", "/x", 0, D,
+        R_DEN, BD, E_ENF, 45, NULL},
     {"mode: audit rules-only refusal", "12", "GET", "/nope", 0, D, R_REQ, BN,
         E_AUD, 58, NULL},
     {"mode: audit rules-only allows", "12", "GET", "/ok/x", 0, A, R_ALLOW, BR,
@@ -1578,8 +1580,9 @@ test_decide_table(void)
 		    (c->line == 0 || decided_line(&d) == c->line) &&
 		    (c->hint == NULL || strstr(d.hint, c->hint) ||
 		        strstr(d.reason_text, c->hint)) &&
-		    (d.allowed ? d.hint[0] == '\0' :
-		                 d.hint[0] != '\0' && d.reason_text[0] != '\0') &&
+		    (d.allowed ?
+		            d.hint[0] == '\0' :
+		            d.hint[0] != '\0' && d.reason_text[0] != '\0') &&
 		    d.by_text[0] != '\0' &&
 		    (d.endpoint == NULL || d.endpoint == eps[d.endpoint_index]);
 		if (!tap_ok(ok, "decide %s", c->name)) {
@@ -1602,9 +1605,9 @@ test_preset_matrix(void)
 	static const char *const methods[] = {"GET", "HEAD", "OPTIONS", "POST",
 	    "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND", "CONNECT", "PURGE"};
 	/* allowed per preset: read-only, read-write, full */
-	static const bool allow[][3] = {
-	    {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}, {0, 1, 1},
-	    {0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+	static const bool allow[][3] = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1},
+	    {0, 1, 1}, {0, 1, 1}, {0, 1, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1},
+	    {0, 0, 1}, {0, 0, 1}};
 	static struct l7_request req;
 	size_t m, k;
 
@@ -1654,7 +1657,8 @@ test_decide_direct(void)
 	    "direct: no endpoint denies, enforced");
 	/* not canonical input */
 	l7_decide(eps, 1, "GET", "relative", NULL, false, "f.yaml", &d);
-	tap_ok(!d.allowed && d.reason == R_PATH, "direct: relative path refused");
+	tap_ok(
+	    !d.allowed && d.reason == R_PATH, "direct: relative path refused");
 	l7_decide(eps, 1, "GET", NULL, NULL, false, "f.yaml", &d);
 	tap_ok(!d.allowed && d.reason == R_PATH, "direct: NULL path refused");
 	/* file NULL */
@@ -1663,7 +1667,8 @@ test_decide_direct(void)
 	    "direct: no file name gives '-'");
 	/* texts */
 	l7_decide(eps, 2, "POST", "/x", NULL, false, "p.yaml", &d);
-	tap_is_str(d.by_text, "access: read-write (p.yaml:5)", "direct: by text");
+	tap_is_str(
+	    d.by_text, "access: read-write (p.yaml:5)", "direct: by text");
 	tap_ok(strstr(d.reason_text, "rw.example.com:443 (p.yaml:5)") != NULL,
 	    "direct: reason names the endpoint");
 	l7_decide(eps, 1, "POST", "/x", NULL, false, "p.yaml", &d);
@@ -1681,6 +1686,74 @@ test_decide_direct(void)
 		tap_ok(strstr(d.hint, "path: \"/top/**\"") != NULL,
 		    "direct: long path suggested as its first segment");
 	}
+}
+
+/* Rules whose globs run past the step budget fail closed: an allow rule
+ * does not match, a deny rule does. */
+static void
+test_runaway_rules(void)
+{
+	static char text[16384], target[L7_PATH_MAX + 1], glob[2100];
+	static struct l7_request req;
+	struct policy_load_opts opts = {NULL, true};
+	const struct policy_endpoint *e;
+	struct l7_decision d;
+	struct diags dg;
+	struct policy *p;
+	size_t n;
+
+	glob[0] = '*';
+	memset(glob + 1, 'a', 2000);
+	glob[2001] = 'b';
+	glob[2002] = '\0';
+	snprintf(text, sizeof(text),
+	    "network_policies:\n"
+	    "  r:\n"
+	    "    endpoints:\n"
+	    "      - host: r.example.com\n"
+	    "        port: 443\n"
+	    "        protocol: rest\n"
+	    "        access: read-write\n"
+	    "        rules:\n"
+	    "          - allow: { method: DELETE, path: /q, query: { v: \"%s\" } }\n"
+	    "          - allow: { method: DELETE, path: \"/%s\" }\n"
+	    "        deny_rules:\n"
+	    "          - { method: POST, query: { v: \"%s\" } }\n"
+	    "          - { method: PUT, path: \"/%s\" }\n"
+	    "    binaries: [{ path: /usr/bin/curl }]\n",
+	    glob, glob, glob, glob);
+	diags_init(&dg, "runaway");
+	p = policy_load_buffer(text, strlen(text), "r.yaml", &opts, &dg);
+	diags_free(&dg);
+	if (!tap_ok(p != NULL, "runaway rules: policy loads"))
+		return;
+	e = &p->blocks[0].endpoints[0];
+	n = (size_t)snprintf(target, sizeof(target), "/q?v=");
+	memset(target + n, 'a', 6000);
+	target[n + 6000] = '\0';
+	n += 6000;
+	l7_request_decide(
+	    &e, 1, "DELETE", target, n, false, "r.yaml", &req, &d);
+	tap_ok(!d.allowed && d.reason == R_METH,
+	    "runaway rules: a query glob too complex to decide does not allow");
+	l7_request_decide(&e, 1, "POST", target, n, false, "r.yaml", &req, &d);
+	tap_ok(!d.allowed && d.reason == R_DEN && d.rule == &e->deny_rules[0],
+	    "runaway rules: a query glob too complex to decide denies");
+	l7_request_decide(
+	    &e, 1, "POST", "/q?v=ab", 7, false, "r.yaml", &req, &d);
+	tap_ok(d.allowed, "runaway rules: the same deny glob, short value");
+	target[0] = '/';
+	memset(target + 1, 'a', 6000);
+	target[6001] = '\0';
+	l7_request_decide(
+	    &e, 1, "DELETE", target, 6001, false, "r.yaml", &req, &d);
+	tap_ok(!d.allowed && d.reason == R_METH,
+	    "runaway rules: a path glob too complex to decide does not allow");
+	l7_request_decide(
+	    &e, 1, "PUT", target, 6001, false, "r.yaml", &req, &d);
+	tap_ok(!d.allowed && d.reason == R_DEN && d.rule == &e->deny_rules[1],
+	    "runaway rules: a path glob too complex to decide denies");
+	policy_unref(p);
 }
 
 static void
@@ -1773,8 +1846,8 @@ load(void)
 	struct strbuf sb;
 
 	diags_init(&d, "test_l7");
-	p = policy_load_buffer(policy_text, sizeof(policy_text) - 1,
-	    "test_l7.yaml", &opts, &d);
+	p = policy_load_buffer(
+	    policy_text, sizeof(policy_text) - 1, "test_l7.yaml", &opts, &d);
 	if (p == NULL) {
 		strbuf_init(&sb, 0);
 		diags_format(&d, &sb);
@@ -1806,6 +1879,7 @@ main(void)
 		test_decide_table();
 		test_preset_matrix();
 		test_decide_direct();
+		test_runaway_rules();
 		test_verdicts();
 		test_collect();
 		policy_unref(pol);

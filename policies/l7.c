@@ -1105,24 +1105,41 @@ decide_without_endpoint(const struct policy_endpoint *const *eps, size_t neps,
 	out->access = neps ? eps[0]->access : ACCESS_UNSET;
 }
 
+/* Up to 200 bytes of s[0..len) with anything but printable ASCII as '?',
+ * so that a hostile target cannot write control bytes into a log line. */
+static void
+printable(const char *s, size_t len, char *buf, size_t cap)
+{
+	size_t i, n = len < 200 ? len : 200;
+
+	for (i = 0; s && i < n && i + 1 < cap; i++)
+		buf[i] = s[i] > 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+}
+
 static void
 decide_path_invalid(const struct policy_endpoint *const *eps, size_t neps,
     const char *target, size_t len, enum l7_path_result err, size_t err_off,
-    struct l7_decision *out)
+    const char *file, struct l7_decision *out)
 {
+	char shown[208];
+
 	decide_without_endpoint(eps, neps, REASON_REQUEST_PATH_INVALID, out);
 	out->by = L7_BY_PATH;
 	out->path_err = err;
 	out->path_err_off = err_off;
+	printable(target, len, shown, sizeof(shown));
 	snprintf(out->by_text, sizeof(out->by_text), "request path check");
 	snprintf(out->reason_text, sizeof(out->reason_text),
-	    "the request target is refused before any rule applies: %s (at byte %zu of \"%.*s\")",
-	    l7_path_strerror(err), err_off, (int)(len > 200 ? 200 : len),
-	    target ? target : "");
-	snprintf(out->hint, sizeof(out->hint), "%s",
-	    err == L7_PATH_ERR_ENCODED_SLASH ?
-	        "if this API needs %2F inside path segments (GitLab project IDs do), set 'allow_encoded_slash: true' on the endpoint" :
-	        "egressd decides only on unambiguous request paths; the client must send the path in plain RFC 3986 form (see 'Access presets and request rules' in docs/policy.md)");
+	    "the request target is refused before any rule applies: %s (at byte %zu of \"%s%s\")",
+	    l7_path_strerror(err), err_off, shown, len > 200 ? "..." : "");
+	if (err == L7_PATH_ERR_ENCODED_SLASH && out->endpoint)
+		snprintf(out->hint, sizeof(out->hint),
+		    "if this API needs %%2F inside path segments (GitLab project IDs do), set 'allow_encoded_slash: true' on the endpoint at %s:%d",
+		    file_or_dash(file), out->endpoint->line);
+	else
+		snprintf(out->hint, sizeof(out->hint), "%s",
+		    "egressd decides only on unambiguous request paths; the client must send the path in plain RFC 3986 form (see 'Access presets and request rules' in docs/policy.md)");
 }
 
 void
@@ -1175,7 +1192,7 @@ l7_decide(const struct policy_endpoint *const *eps, size_t neps,
 	if (method == NULL || canon_path == NULL || canon_path[0] != '/') {
 		decide_path_invalid(eps, neps, canon_path,
 		    canon_path ? strlen(canon_path) : 0,
-		    L7_PATH_ERR_NOT_ABSOLUTE, 0, out);
+		    L7_PATH_ERR_NOT_ABSOLUTE, 0, file, out);
 		return;
 	}
 	r.method = method;
@@ -1336,7 +1353,7 @@ l7_request_decide(const struct policy_endpoint *const *eps, size_t neps,
 		off += req->target.query.off;
 	}
 	if (pr != L7_PATH_OK) {
-		decide_path_invalid(eps, neps, target, len, pr, off, out);
+		decide_path_invalid(eps, neps, target, len, pr, off, file, out);
 		return;
 	}
 	l7_decide(eps, neps, method, req->path,

@@ -85,7 +85,17 @@ enum reason_severity { SEV_INFO, SEV_LOW, SEV_MED, SEV_HIGH };
 	X(DNS_TYPE_NOT_ALLOWED, "dns_type_not_allowed", SEV_LOW, \
 	    "the sandbox asked for a record type other than A or AAAA; refused") \
 	X(HOST_MISMATCH, "host_mismatch", SEV_HIGH, \
-	    "an intercepted request names another host than the one its connection was decided for")
+	    "an intercepted request names another host than the one its connection was decided for") \
+	X(REQUEST_NOT_ALLOWED, "request_not_allowed", SEV_MED, \
+	    "the endpoint allows requests by rules only, and none matches this method, path and query") \
+	X(REQUEST_DENIED, "request_denied", SEV_MED, \
+	    "a deny rule of the endpoint matches this request") \
+	X(GIT_PUSH_NOT_ALLOWED, "git_push_not_allowed", SEV_MED, \
+	    "a git push (git-receive-pack) on an endpoint with access: read-only") \
+	X(UPGRADE_NOT_ALLOWED, "upgrade_not_allowed", SEV_MED, \
+	    "a protocol upgrade (WebSocket) needs access: full or a rule with method '*'") \
+	X(REQUEST_PATH_INVALID, "request_path_invalid", SEV_MED, \
+	    "the request path is malformed or ambiguous (encoded slash, dot segments above the root, bad escapes)")
 
 enum reason {
 #define REASON_ENUM(e, code, sev, text) REASON_##e,

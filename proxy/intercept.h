@@ -28,6 +28,11 @@ struct intercept *intercept_start(struct session *s,
     const struct policy_endpoint *const *eps, size_t neps, const uint8_t *held,
     size_t len);
 void intercept_free(struct intercept *ic);
+/* After a reload: requests are decided by these endpoints of p from now on
+ * (the intercept holds a reference to p). */
+struct policy;
+void intercept_rebind(struct intercept *ic, struct policy *p,
+    const struct policy_endpoint *const *eps, size_t neps);
 uint64_t intercept_last_active_ms(const struct intercept *ic);
 
 #endif

@@ -26,6 +26,7 @@
 #include "forward.h"
 #include "http_parse.h"
 #include "identity.h"
+#include "intercept.h"
 #include "log.h"
 #include "policy.h"
 #include "relay.h"
@@ -141,6 +142,8 @@ session_close(struct session *s, enum reason why)
 	s->fwd = NULL;
 	transparent_free(s->tp);
 	s->tp = NULL;
+	intercept_free(s->ic);
+	s->ic = NULL;
 	setup_free(s->setup);
 	s->setup = NULL;
 	relay_free(s->relay);
@@ -687,7 +690,49 @@ connect_target_cb(struct target_result *res, void *arg)
 	res->fd = -1;
 	s->dst = res->dst;
 	s->dialed = true;
+	if (dec->verdict == VERDICT_ALLOW && dec->protocol == PROTO_REST) {
+		static const char ok[] =
+		    "HTTP/1.1 200 Connection established\r\n\r\n";
+		struct session_setup *u = s->setup;
+
+		if (write(s->cfd, ok, sizeof(ok) - 1) != sizeof(ok) - 1) {
+			session_close(s, REASON_CONNECT_FAILED);
+			return;
+		}
+		session_intercept(
+		    s, &u->host, u->buf + u->held_off, u->len - u->held_off);
+		return;
+	}
 	start_tunnel(s);
+}
+
+bool
+session_intercept(struct session *s, const struct hostname *host,
+    const uint8_t *held, size_t len)
+{
+	const struct policy_endpoint *eps[INTERCEPT_MAX_ENDPOINTS];
+	struct decide_caller view;
+	struct decide_dest dest;
+	size_t n;
+
+	caller_view(
+	    &s->caller, s->l->kind == LISTEN_UNIX ? NULL : &s->src, &view);
+	dest.host = host;
+	dest.port = s->port;
+	dest.source = s->source;
+	n = decide_allowing(
+	    s->policy, &view, &dest, eps, INTERCEPT_MAX_ENDPOINTS);
+	s->ic = intercept_start(s, eps, n, held, len);
+	if (s->ic == NULL) {
+		session_close(s, REASON_UPSTREAM_TLS_FAILED);
+		return false;
+	}
+	s->state = SESSION_INTERCEPT;
+	setup_free(s->setup);
+	s->setup = NULL;
+	transparent_free(s->tp);
+	s->tp = NULL;
+	return true;
 }
 
 /* ---- the request head ----------------------------------------------------- */
@@ -947,6 +992,14 @@ session_recheck(
 	s->policy_key = dec.block ? dec.block->key : NULL;
 	s->mode = dec.mode;
 	s->verdict = dec.verdict;
+	if (s->ic) {
+		/* requests are decided by the new policy's endpoints */
+		const struct policy_endpoint *eps[INTERCEPT_MAX_ENDPOINTS];
+
+		intercept_rebind(s->ic, p, eps,
+		    decide_allowing(
+		        p, &view, &dest, eps, INTERCEPT_MAX_ENDPOINTS));
+	}
 	if (dec.verdict == VERDICT_ALLOW || dec.verdict == before)
 		return;
 	snprintf(text, sizeof(text),

@@ -28,12 +28,13 @@ struct forward;
 struct transparent;
 
 enum session_state {
-	SESSION_HEAD,    /* reading the request head */
-	SESSION_TARGET,  /* deciding, resolving, connecting */
-	SESSION_REPLY,   /* writing the reply to a denied/failed request */
-	SESSION_PEEK,    /* holding client bytes until they are inspected */
-	SESSION_RELAY,   /* tunnel established */
-	SESSION_FORWARD, /* plain HTTP forward proxying */
+	SESSION_HEAD,      /* reading the request head */
+	SESSION_TARGET,    /* deciding, resolving, connecting */
+	SESSION_REPLY,     /* writing the reply to a denied/failed request */
+	SESSION_PEEK,      /* holding client bytes until they are inspected */
+	SESSION_RELAY,     /* tunnel established */
+	SESSION_FORWARD,   /* plain HTTP forward proxying */
+	SESSION_INTERCEPT, /* TLS terminated, requests decided one by one */
 	SESSION_CLOSING,
 };
 
@@ -65,6 +66,7 @@ struct session {
 	struct session_setup *setup; /* NULL once relaying */
 	struct forward *fwd;
 	struct transparent *tp; /* transparent.c's state before relaying */
+	struct intercept *ic;   /* intercept.c's state (protocol: rest) */
 	bool reset;             /* close the client with a TCP reset */
 	uint64_t fwd_bytes_up, fwd_bytes_down;
 	struct event *reaper; /* frees the session from the loop */
@@ -74,6 +76,14 @@ struct session {
 void session_accept(struct listener *l, int fd);
 /* A new session for an accepted socket, linked into the daemon. */
 struct session *session_new(struct listener *l, int fd);
+/*
+ * Switches an allowed connection whose endpoints all inspect requests
+ * (protocol: rest) to interception; held[0..len) are client bytes already
+ * read. Returns false when interception could not start (s is then
+ * closed).
+ */
+bool session_intercept(struct session *s, const struct hostname *host,
+    const uint8_t *held, size_t len);
 /* Binds the caller of s (sock_diag + /proc, or SO_PEERCRED for Unix
  * sockets): local is the destination as the client sees it. */
 void session_bind_identity(struct session *s, const struct sockaddr *peer,

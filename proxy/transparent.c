@@ -129,6 +129,13 @@ target_cb(struct target_result *res, void *arg)
 	res->fd = -1;
 	s->dst = res->dst;
 	s->dialed = true;
+	if (res->dec.verdict == VERDICT_ALLOW &&
+	    res->dec.protocol == PROTO_REST && t->kind == TP_TLS) {
+		/* the endpoint inspects requests: terminate the TLS whose
+		 * ClientHello is already here */
+		session_intercept(s, &t->host, t->buf, t->len);
+		return;
+	}
 	s->relay = relay_start(
 	    s->d->base, s->cfd, s->ufd, true, session_relay_done_cb, s);
 	if (s->relay == NULL) {
@@ -187,6 +194,42 @@ name_by_address(struct transparent *t, const char *ingress)
 	addr_format(&t->orig, t->host.name);
 	t->host.len = strlen(t->host.name);
 	tp_decide(t, DECIDE_SRC_ADDR);
+}
+
+/* Could an endpoint allow this destination as raw TCP (protocol: tcp),
+ * named by its DNS record or by address? */
+static bool
+raw_possible(struct transparent *t)
+{
+	struct session *s = t->s;
+	const struct policy *p = s->d->policy;
+	char name[HOSTNAME_MAX + 1];
+	struct hostname byname, byaddr;
+	bool have_name = false;
+	size_t i, j;
+
+	memset(&byaddr, 0, sizeof(byaddr));
+	byaddr.kind = t->orig.family == AF_INET ? HOSTNAME_IPV4 : HOSTNAME_IPV6;
+	byaddr.addr = t->orig;
+	if (s->d->dnsmap &&
+	    dns_map_lookup(s->d->dnsmap, &t->orig, clock_ms(), name) &&
+	    hostname_normalize(name, strlen(name), &byname) == HOSTNAME_OK)
+		have_name = true;
+	for (i = 0; i < p->nblocks; i++)
+		for (j = 0; j < p->blocks[i].nendpoints; j++) {
+			const struct policy_endpoint *e =
+			    &p->blocks[i].endpoints[j];
+
+			if (e->protocol != PROTO_TCP ||
+			    !port_ranges_match(
+			        e->ports, e->nports, t->orig_port))
+				continue;
+			if (host_pattern_match(&e->host, &byaddr) ||
+			    (have_name &&
+			        host_pattern_match(&e->host, &byname)))
+				return true;
+		}
+	return false;
 }
 
 static void
@@ -448,7 +491,12 @@ transparent_accept(struct listener *l, int fd)
 	}
 	event_add(t->rd, NULL);
 	/* A short wait for the client's first bytes: TLS and HTTP clients
-	 * speak first, others (ssh, SMTP) wait for the server. */
-	set_deadline(t, d->cfg.sniff_timeout_ms);
+	 * speak first, others (ssh, SMTP) wait for the server. Only when the
+	 * policy could allow raw TCP here is a silent client worth naming by
+	 * its address soon; otherwise it can only be refused, so it gets the
+	 * full head deadline to speak (a TLS client may spend a while loading
+	 * its trust store before its ClientHello). */
+	set_deadline(t,
+	    raw_possible(t) ? d->cfg.sniff_timeout_ms : d->cfg.head_timeout_ms);
 	t->deadline_set = false; /* the hello/head deadline is separate */
 }

@@ -187,8 +187,8 @@ egd_start -p "$EGD_ROOT/policies/examples/engineer.yaml" --enforce-all ||
 	{ echo "Bail out! restart"; exit 1; }
 t_is "$(run curl -s -o /dev/null -w '%{http_code}' --cacert "$CA" https://evil.example/)" \
 	000 "engineer policy, enforce: the same destination is reset"
-t_is "$(run curl -s -o /dev/null -w '%{http_code}' --cacert "$CA" https://github.com/)" \
-	200 "engineer policy, enforce: curl to github.com is allowed"
+t_is "$(run curl -s -o /dev/null -w '%{http_code}' --cacert "$EGD_CA_BUNDLE" https://github.com/)" \
+	200 "engineer policy, enforce: curl to github.com is allowed (intercepted: protocol rest)"
 
 egd_stop
 t_is "$EGD_STATUS" 0 "egressd exits cleanly"

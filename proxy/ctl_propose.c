@@ -171,6 +171,9 @@ struct item {
 	char *risky;
 	size_t count;
 	enum reason why;
+	/* with --merge: the endpoint already naming this host and port */
+	const struct policy_block *like_b;
+	const struct policy_endpoint *like_e;
 };
 
 static void
@@ -258,6 +261,40 @@ item_free(struct item *it)
 	memset(it, 0, sizeof(*it));
 }
 
+/*
+ * The first allow endpoint of merge naming the item's host and port (or,
+ * failing that, its host on another port): a new
+ * endpoint for another binary should be no broader than it (same request
+ * inspection), so its settings are copied when they can be.
+ */
+static void
+like_endpoint(const struct policy *merge, struct item *it)
+{
+	size_t i, j;
+	int pass;
+
+	/* first the host and port, then (port_not_allowed) the host alone */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < merge->nblocks; i++) {
+			const struct policy_block *b = &merge->blocks[i];
+
+			for (j = 0; !b->deny && j < b->nendpoints; j++) {
+				const struct policy_endpoint *e =
+				    &b->endpoints[j];
+
+				if (!host_pattern_match(&e->host, &it->host) ||
+				    (pass == 0 &&
+				        !port_ranges_match(
+				            e->ports, e->nports, it->port)))
+					continue;
+				it->like_b = b;
+				it->like_e = e;
+				return;
+			}
+		}
+	}
+}
+
 /* Reduces one denial group to an item; false when it is skipped. */
 static bool
 make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
@@ -334,6 +371,7 @@ make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
 			item_free(it);
 			return false;
 		}
+		like_endpoint(merge, it);
 	}
 	return true;
 }
@@ -354,6 +392,8 @@ struct unit {
 	size_t count;
 	size_t reasons[REASON__COUNT];
 	char family[HOSTNAME_MAX + 1];
+	const struct policy_block *like_b;
+	const struct policy_endpoint *like_e;
 };
 
 static int
@@ -384,6 +424,20 @@ same_strs(const char *const *a, size_t na, const char *const *b, size_t nb)
 		if (strcmp(a[i], b[i]) != 0)
 			return false;
 	return true;
+}
+
+/* Most denials first, then by reason and why: a stable listing. */
+static int
+cmp_skip(const void *a, const void *b)
+{
+	const struct ctl_prop_skip *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->reason, y->reason)) != 0)
+		return c;
+	return strcmp(x->why, y->why);
 }
 
 static int
@@ -427,6 +481,48 @@ cmp_block(const void *a, const void *b)
 	                                     0;
 }
 
+/*
+ * Copies the inspection settings of the existing endpoint u is like: request
+ * inspection (protocol rest with an access preset) and enforcement. An
+ * endpoint with request rules is only pointed at: its rules are not copied.
+ */
+static void
+set_like(struct ctl_prop_endpoint *e, const struct unit *u)
+{
+	const struct policy_endpoint *l = u->like_e;
+
+	e->enforcement = ENFORCE_ENFORCE;
+	if (l == NULL || e->tcp)
+		return;
+	e->like_block = u->like_b->key;
+	e->like_line = l->line;
+	e->enforcement = l->enforcement;
+	if (l->protocol == PROTO_REST && l->access != ACCESS_UNSET &&
+	    l->nrules == 0 && l->ndeny_rules == 0) {
+		e->rest = true;
+		e->access = l->access;
+	} else if (l->protocol == PROTO_REST) {
+		e->rules_elsewhere = true;
+	}
+}
+
+static bool
+same_like(const struct ctl_prop_endpoint *e, const struct unit *u)
+{
+	struct ctl_prop_endpoint tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.tcp = u->tcp;
+	set_like(&tmp, u);
+	return tmp.rest == e->rest && tmp.access == e->access &&
+	    tmp.enforcement == e->enforcement &&
+	    tmp.rules_elsewhere == e->rules_elsewhere &&
+	    (tmp.like_block == NULL) == (e->like_block == NULL) &&
+	    (tmp.like_block == NULL ||
+	        (strcmp(tmp.like_block, e->like_block) == 0 &&
+	            tmp.like_line == e->like_line));
+}
+
 static void
 endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 {
@@ -445,7 +541,7 @@ endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 		for (k = 0; k < c->nallowed_ips; k++)
 			strcat(strcat(ips_e, c->allowed_ips[k]), " ");
 		if (strcmp(c->host, u->host->name) == 0 && c->tcp == u->tcp &&
-		    strcmp(ips_e, ips_u) == 0)
+		    strcmp(ips_e, ips_u) == 0 && same_like(c, u))
 			e = c;
 	}
 	if (e == NULL) {
@@ -461,6 +557,7 @@ endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 		e->risky = xstrdup(u->risky);
 		e->shared = e->is_ip ? NULL :
 		                       lint_shared_content_domain(e->host);
+		set_like(e, u);
 	}
 	e->ports = xrealloc(e->ports, e->nports + 1, sizeof(*e->ports));
 	e->ports[e->nports].port = u->port;
@@ -501,6 +598,10 @@ unit_add(struct unit **units, size_t *nunits, const struct item *it)
 			u->ips[u->nips++] = it->ips[k];
 	if (u->risky == NULL)
 		u->risky = it->risky;
+	if (u->like_e == NULL) {
+		u->like_b = it->like_b;
+		u->like_e = it->like_e;
+	}
 	u->audit_only = u->audit_only && it->audit_only;
 	u->count += it->count;
 	if (it->why < REASON__COUNT)
@@ -569,6 +670,8 @@ ctl_propose_build(const struct ctl_denials *dn, const struct policy *merge,
 			b->reasons[k] += u->reasons[k];
 	}
 	qsort(pr->blocks, pr->nblocks, sizeof(*pr->blocks), cmp_block);
+	if (pr->nskips > 1)
+		qsort(pr->skips, pr->nskips, sizeof(*pr->skips), cmp_skip);
 	for (i = 0; i < pr->nblocks; i++) {
 		struct ctl_prop_block *b = &pr->blocks[i];
 		char base[CTL_PROPOSE_KEY_MAX], key[CTL_PROPOSE_KEY_MAX + 16];
@@ -641,7 +744,8 @@ dest(struct strbuf *out, const struct ctl_prop_endpoint *e, uint16_t port)
 }
 
 static void
-format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e)
+format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e,
+    const char *file)
 {
 	size_t k, naudit = 0;
 
@@ -670,6 +774,20 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e)
 	if (e->tcp)
 		strbuf_puts(out,
 		    "      # raw TCP: neither TLS nor HTTP was seen, so egressd cannot check the name on the wire\n");
+	if (e->like_block && e->rules_elsewhere) {
+		strbuf_printf(out,
+		    "      # note: policy '%s' inspects requests to %s with rules (",
+		    e->like_block, e->host);
+		ctl_text_safe(out, file);
+		strbuf_printf(out,
+		    ":%d): copy protocol, access and rules from there to keep that\n",
+		    e->like_line);
+	} else if (e->like_block) {
+		strbuf_printf(out, "      # settings as in policy '%s' (",
+		    e->like_block);
+		ctl_text_safe(out, file);
+		strbuf_printf(out, ":%d)\n", e->like_line);
+	}
 	strbuf_puts(out, "      - { host: ");
 	strbuf_json_str(out, e->host);
 	if (e->nports == 1) {
@@ -683,6 +801,11 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e)
 	}
 	if (e->tcp)
 		strbuf_puts(out, ", protocol: tcp");
+	if (e->rest)
+		strbuf_printf(out, ", protocol: rest, access: %s",
+		    policy_access_name(e->access));
+	if (e->enforcement == ENFORCE_AUDIT)
+		strbuf_puts(out, ", enforcement: audit");
 	if (e->nallowed_ips) {
 		strbuf_puts(out, ", allowed_ips: [");
 		for (k = 0; k < e->nallowed_ips; k++) {
@@ -696,7 +819,8 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e)
 }
 
 static void
-format_block(struct strbuf *out, const struct ctl_prop_block *b)
+format_block(struct strbuf *out, const struct ctl_prop_block *b,
+    const char *file)
 {
 	bool first = true;
 	size_t k;
@@ -714,7 +838,7 @@ format_block(struct strbuf *out, const struct ctl_prop_block *b)
 	strbuf_putc(out, '\n');
 	strbuf_puts(out, "    endpoints:\n");
 	for (k = 0; k < b->nendpoints; k++)
-		format_endpoint(out, &b->endpoints[k]);
+		format_endpoint(out, &b->endpoints[k], file);
 	strbuf_puts(out, "    binaries:\n");
 	for (k = 0; k < b->nbinaries; k++) {
 		if (lint_is_interpreter(b->binaries[k]))
@@ -777,7 +901,7 @@ ctl_propose_format(const struct ctl_proposal *pr, const struct policy *merge,
 	if (pr->nblocks && merge)
 		strbuf_puts(out, "  # proposed by egressctl:\n");
 	for (i = 0; i < pr->nblocks; i++)
-		format_block(out, &pr->blocks[i]);
+		format_block(out, &pr->blocks[i], merge ? merge->file : "-");
 }
 
 /* ------------------------------------------------------------------ */

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "ctl_records.h"
+#include "policy.h"
 #include "reason.h"
 
-struct policy;
 struct strbuf;
 
 #define CTL_PROPOSE_KEY_MAX 64 /* the loader's limit on block keys */
@@ -36,6 +36,14 @@ struct ctl_prop_endpoint {
 	size_t nallowed_ips;
 	char *risky;        /* why allowed_ips is there, or NULL */
 	const char *shared; /* the shared-content domain, or NULL */
+	/* with --merge: settings copied from the endpoint that already names
+	 * this host and port for other binaries (like_block: its block) */
+	const char *like_block;
+	int like_line;
+	bool rest; /* protocol: rest with access */
+	enum policy_access access;
+	enum policy_enforcement enforcement;
+	bool rules_elsewhere; /* that endpoint has request rules */
 };
 
 struct ctl_prop_block {

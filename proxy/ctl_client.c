@@ -57,10 +57,12 @@ ctl_client_connect(
 	switch (e) {
 	case EACCES:
 	case EPERM:
-		advice = "the control socket is for root only: run egressctl as root";
+		advice =
+		    "the control socket is for root only: run egressctl as root";
 		break;
 	default:
-		advice = "is egressd running? start it, or point egressctl at its socket with --control PATH or EGRESSD_CONTROL";
+		advice =
+		    "is egressd running? start it, or point egressctl at its socket with --control PATH or EGRESSD_CONTROL";
 		break;
 	}
 	snprintf(err, errlen, "cannot reach egressd at %s: %s (%s%s)", path,
@@ -108,7 +110,8 @@ wait_readable(int fd, int timeout_ms, char *err, size_t errlen)
 		r = poll(&pfd, 1, timeout_ms);
 	while (r < 0 && errno == EINTR);
 	if (r < 0) {
-		snprintf(err, errlen, "waiting for egressd: %s", strerror(errno));
+		snprintf(
+		    err, errlen, "waiting for egressd: %s", strerror(errno));
 		return false;
 	}
 	if (r == 0) {
@@ -121,8 +124,8 @@ wait_readable(int fd, int timeout_ms, char *err, size_t errlen)
 
 /* One read; returns bytes, 0 at the end, -1 with err set. */
 static ssize_t
-read_some(int fd, char *buf, size_t len, int timeout_ms, char *err,
-    size_t errlen)
+read_some(
+    int fd, char *buf, size_t len, int timeout_ms, char *err, size_t errlen)
 {
 	ssize_t n;
 
@@ -174,8 +177,8 @@ ctl_client_read_lines(int fd, int timeout_ms,
 		return false;
 	}
 	for (;;) {
-		ssize_t n = read_some(fd, buf + have, CTL_CLIENT_LINE_MAX - have,
-		    timeout_ms, err, errlen);
+		ssize_t n = read_some(fd, buf + have,
+		    CTL_CLIENT_LINE_MAX - have, timeout_ms, err, errlen);
 		size_t start = 0, i;
 
 		if (n < 0)
@@ -188,7 +191,8 @@ ctl_client_read_lines(int fd, int timeout_ms,
 		for (i = have; i < have + (size_t)n; i++) {
 			if (buf[i] != '\n')
 				continue;
-			if (!skipping && !line(buf + start, i - start, false, arg))
+			if (!skipping &&
+			    !line(buf + start, i - start, false, arg))
 				goto done;
 			skipping = false;
 			start = i + 1;
@@ -243,6 +247,7 @@ ctl_client_pct_encode(struct strbuf *out, const char *value)
 		    (*p >= '0' && *p <= '9') || strchr("-._~/:", *p))
 			strbuf_putc(out, (char)*p);
 		else
-			strbuf_printf(out, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+			strbuf_printf(
+			    out, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
 	}
 }

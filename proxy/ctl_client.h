@@ -17,7 +17,7 @@ struct strbuf;
 #define CTL_CLIENT_REQUEST_MAX  4096 /* docs/control.md: one line, 4 KiB */
 #define CTL_CLIENT_REPLY_MAX    (16u << 20) /* a whole one-object answer */
 #define CTL_CLIENT_LINE_MAX     (64u << 10) /* one record line */
-#define CTL_CLIENT_TIMEOUT_MS   30000 /* silence that ends a request */
+#define CTL_CLIENT_TIMEOUT_MS   30000       /* silence that ends a request */
 
 /* The socket path: opt when given, else $EGRESSD_CONTROL when set and not
  * empty, else CTL_CLIENT_DEFAULT_PATH. */
@@ -52,8 +52,8 @@ bool ctl_client_read_lines(int fd, int timeout_ms,
 
 /* Connects, sends request and reads the whole answer; on failure err says
  * why (the connect message above, or the exchange that failed). */
-bool ctl_client_call(const char *path, const char *offline,
-    const char *request, struct strbuf *reply, char *err, size_t errlen);
+bool ctl_client_call(const char *path, const char *offline, const char *request,
+    struct strbuf *reply, char *err, size_t errlen);
 
 /* Appends value percent-encoded (RFC 3986 §2.1): every byte but letters,
  * digits and "-._~/:" becomes %XX, so a value never holds a space, '=' or

@@ -405,8 +405,8 @@ trace_table(struct strbuf *out, const struct ctl_explain *x)
 			if (c.len > w[col])
 				w[col] = c.len;
 		}
-	strbuf_puts(out,
-	    "trace (every endpoint of every block, in policy order):\n");
+	strbuf_puts(
+	    out, "trace (every endpoint of every block, in policy order):\n");
 	strbuf_puts(out, " ");
 	for (col = 0; col < TC_N; col++)
 		if (col == TC_RESULT)
@@ -424,11 +424,11 @@ trace_table(struct strbuf *out, const struct ctl_explain *x)
 			if (col == TC_RESULT)
 				strbuf_printf(out, " %s\n", strbuf_str(&c));
 			else if (col == TC_LINE)
-				strbuf_printf(out, " %*s", (int)w[col],
-				    strbuf_str(&c));
+				strbuf_printf(
+				    out, " %*s", (int)w[col], strbuf_str(&c));
 			else
-				strbuf_printf(out, " %-*s", (int)w[col],
-				    strbuf_str(&c));
+				strbuf_printf(
+				    out, " %-*s", (int)w[col], strbuf_str(&c));
 		}
 	}
 	strbuf_free(&c);
@@ -517,8 +517,8 @@ ctl_explain_format_json(const struct ctl_explain_query *q,
 	key_str(out, &f, "decision", x->decision);
 	key_str(out, &f, "reason", x->reason);
 	key_str(out, &f, "mode", x->mode);
-	strbuf_printf(out, ",\"overridden\":%s",
-	    x->overridden ? "true" : "false");
+	strbuf_printf(
+	    out, ",\"overridden\":%s", x->overridden ? "true" : "false");
 	key_str(out, &f, "policy", x->policy);
 	key_str(out, &f, "endpoint", x->endpoint);
 	strbuf_json_key(out, &f, "line");
@@ -752,7 +752,9 @@ ctl_explain_main(int argc, char **argv)
 	if (file == NULL && (ov_enf || ov_aud || root)) {
 		fprintf(stderr,
 		    "egressctl explain: --%s needs --policy FILE (the running egressd uses its own %s)\n",
-		    root ? "root" : ov_enf ? "enforce-all" : "audit-all",
+		    root       ? "root" :
+		        ov_enf ? "enforce-all" :
+		                 "audit-all",
 		    root ? "root" : "mode");
 		return 2;
 	}

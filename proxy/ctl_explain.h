@@ -59,9 +59,8 @@ void ctl_explain_offline(const struct policy *p,
 
 /* Fills x from the daemon's JSON answer; false with err when it is not one
  * (including {"error":...}). */
-bool ctl_explain_from_json(
-    const char *text, size_t len, struct ctl_explain *x, char *err,
-    size_t errlen);
+bool ctl_explain_from_json(const char *text, size_t len, struct ctl_explain *x,
+    char *err, size_t errlen);
 
 /* The control request line for q ("explain binary=... host=... port=..."). */
 void ctl_explain_request(const struct ctl_explain_query *q, struct strbuf *out);

@@ -63,17 +63,16 @@ ctl_live_format_record(
 	const char *on = NULL;
 
 	memset(&a, 0, sizeof(a));
-	a.activity = r->class_uid == 4003 ? AUDIT_DNS :
-	    r->class_uid == 4002          ? AUDIT_HTTP :
-	    r->decision == CTL_DEC_CLOSED || r->activity_id == 2 ?
-	                                    AUDIT_CLOSE :
-	                                    AUDIT_OPEN;
+	a.activity = r->class_uid == 4003                        ? AUDIT_DNS :
+	    r->class_uid == 4002                                 ? AUDIT_HTTP :
+	    r->decision == CTL_DEC_CLOSED || r->activity_id == 2 ? AUDIT_CLOSE :
+	                                                           AUDIT_OPEN;
 	a.verdict = r->decision == CTL_DEC_DENIED ? VERDICT_DENY :
 	    r->decision == CTL_DEC_WOULD_DENY     ? VERDICT_AUDIT :
 	                                            VERDICT_ALLOW;
 	a.reason = r->why;
 	a.mode = r->mode && strcmp(r->mode, "audit") == 0 ? ENFORCE_AUDIT :
-	                                                     ENFORCE_ENFORCE;
+	                                                    ENFORCE_ENFORCE;
 	a.overridden = r->overridden;
 	a.pid = (pid_t)r->pid;
 	a.exe = exe = safe_dup(r->exe);
@@ -238,8 +237,8 @@ ctl_live_tail_main(int argc, char **argv)
 	t.color = t.json ? CTL_LIVE_PLAIN : ctl_live_color_auto();
 	t.err = err;
 	t.errlen = sizeof(err);
-	ok = ctl_client_send(fd, denied ? "tail denied" : "tail", err,
-	         sizeof(err)) &&
+	ok = ctl_client_send(
+	         fd, denied ? "tail denied" : "tail", err, sizeof(err)) &&
 	    ctl_client_read_lines(fd, -1, tail_line, &t, err, sizeof(err)) &&
 	    !t.failed;
 	close(fd);
@@ -252,8 +251,8 @@ ctl_live_tail_main(int argc, char **argv)
 		    "egressctl: warning: %zu lines from egressd were not decision records\n",
 		    t.bad);
 	if (!ferror(stdout))
-		fprintf(stderr, "egressctl: egressd at %s ended the tail\n",
-		    path);
+		fprintf(
+		    stderr, "egressctl: egressd at %s ended the tail\n", path);
 	return 0;
 }
 
@@ -376,8 +375,8 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 
 		json_cstr(&v.d, n, m, sizeof(m));
 		if (strcmp(m, "enforce") == 0)
-			strbuf_puts(out,
-			    "every denial enforced (--enforce-all)");
+			strbuf_puts(
+			    out, "every denial enforced (--enforce-all)");
 		else if (strcmp(m, "audit") == 0)
 			strbuf_puts(out,
 			    "audit: denials pass as would_deny (--audit-all)");
@@ -419,8 +418,8 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 		put_str(out, &v, c, "binary");
 	}
 	strbuf_puts(out, "\ndecisions   ");
-	counters(out, &v, json_get(&v.d, root, "decisions"), dec_keys,
-	    dec_keys);
+	counters(
+	    out, &v, json_get(&v.d, root, "decisions"), dec_keys, dec_keys);
 	strbuf_puts(out, "\nbytes       ");
 	if (get_int(&v, root, "bytes.up", &i) &&
 	    get_int(&v, root, "bytes.down", &j)) {
@@ -499,7 +498,8 @@ ctl_live_format_reload(
 	    !json_bool(json_get(&v.d, json_root(&v.d), "ok"), &ok)) {
 		if (json_root(&v.d) &&
 		    json_get(&v.d, json_root(&v.d), "error")) {
-			strbuf_puts(diag, "egressctl: egressd refused 'reload': ");
+			strbuf_puts(
+			    diag, "egressctl: egressd refused 'reload': ");
 			put_str(diag, &v, json_root(&v.d), "error");
 			strbuf_putc(diag, '\n');
 		}
@@ -533,8 +533,8 @@ ctl_live_format_reload(
 /* status and reload commands */
 
 static int
-simple_main(int argc, char **argv, const char *cmd,
-    void (*usage)(FILE *f), bool *json, const char **control)
+simple_main(int argc, char **argv, const char *cmd, void (*usage)(FILE *f),
+    bool *json, const char **control)
 {
 	enum { O_JSON = 256, O_CONTROL, O_HELP };
 	static const struct option longopts[] = {
@@ -624,8 +624,8 @@ ctl_live_status_main(int argc, char **argv)
 	bool json = false, ok;
 	int rc;
 
-	if ((rc = simple_main(argc, argv, "status", status_usage, &json,
-	         &control)) >= 0)
+	if ((rc = simple_main(
+	         argc, argv, "status", status_usage, &json, &control)) >= 0)
 		return rc;
 	strbuf_init(&reply, 0);
 	if ((rc = call(control, "status", &reply)) != 0) {
@@ -671,8 +671,8 @@ ctl_live_reload_main(int argc, char **argv)
 	bool json = false;
 	int rc;
 
-	if ((rc = simple_main(argc, argv, "reload", reload_usage, &json,
-	         &control)) >= 0)
+	if ((rc = simple_main(
+	         argc, argv, "reload", reload_usage, &json, &control)) >= 0)
 		return rc;
 	strbuf_init(&reply, 0);
 	if ((rc = call(control, "reload", &reply)) != 0) {

@@ -217,8 +217,8 @@ printable_path(const char *s)
  * when the address must never be proposed.
  */
 static bool
-check_addr(struct item *it, const struct addr *a, const char *what,
-    char *why, size_t whylen)
+check_addr(struct item *it, const struct addr *a, const char *what, char *why,
+    size_t whylen)
 {
 	enum addr_class c = addr_classify(a);
 	char buf[ADDR_STRLEN], cidr[ADDR_STRLEN + 8];
@@ -233,8 +233,8 @@ check_addr(struct item *it, const struct addr *a, const char *what,
 	}
 	if (c == ADDR_PUBLIC)
 		return true;
-	snprintf(cidr, sizeof(cidr), "%s/%d", buf,
-	    a->family == AF_INET6 ? 128 : 32);
+	snprintf(
+	    cidr, sizeof(cidr), "%s/%d", buf, a->family == AF_INET6 ? 128 : 32);
 	for (k = 0; k < it->nips; k++)
 		if (strcmp(it->ips[k], cidr) == 0)
 			return true;
@@ -310,7 +310,8 @@ make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
 		return false;
 	}
 	if (g->binary == NULL) {
-		skip_add(pr, g, "no binary recorded: the caller was not identified");
+		skip_add(
+		    pr, g, "no binary recorded: the caller was not identified");
 		return false;
 	}
 	if (!printable_path(g->binary) ||
@@ -336,8 +337,8 @@ make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
 	it->count = g->count;
 	it->why = g->why;
 	if (it->host.kind != HOSTNAME_NAME &&
-	    !check_addr(it, &it->host.addr, "the destination", why,
-	        sizeof(why))) {
+	    !check_addr(
+	        it, &it->host.addr, "the destination", why, sizeof(why))) {
 		skip_add(pr, g, why);
 		item_free(it);
 		return false;
@@ -347,8 +348,8 @@ make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
 
 		if (!addr_parse(g->ips[k], strlen(g->ips[k]), &a))
 			continue;
-		if (!check_addr(it, &a, "the address dialed,", why,
-		        sizeof(why))) {
+		if (!check_addr(
+		        it, &a, "the address dialed,", why, sizeof(why))) {
 			skip_add(pr, g, why);
 			item_free(it);
 			return false;
@@ -555,8 +556,8 @@ endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 		for (k = 0; k < u->nips; k++)
 			e->allowed_ips[e->nallowed_ips++] = xstrdup(u->ips[k]);
 		e->risky = xstrdup(u->risky);
-		e->shared = e->is_ip ? NULL :
-		                       lint_shared_content_domain(e->host);
+		e->shared =
+		    e->is_ip ? NULL : lint_shared_content_domain(e->host);
 		set_like(e, u);
 	}
 	e->ports = xrealloc(e->ports, e->nports + 1, sizeof(*e->ports));
@@ -643,13 +644,12 @@ ctl_propose_build(const struct ctl_denials *dn, const struct policy *merge,
 		struct unit *u = &units[i];
 		struct ctl_prop_block *b = NULL;
 
-		qsort(u->binaries, u->nbinaries, sizeof(*u->binaries),
-		    cmp_str);
+		qsort(u->binaries, u->nbinaries, sizeof(*u->binaries), cmp_str);
 		qsort(u->ips, u->nips, sizeof(*u->ips), cmp_str);
 		for (j = 0; j < pr->nblocks && b == NULL; j++)
 			if (strcmp(pr->blocks[j].family, u->family) == 0 &&
-			    same_strs((const char *const *)pr->blocks[j]
-			                  .binaries,
+			    same_strs(
+			        (const char *const *)pr->blocks[j].binaries,
 			        pr->blocks[j].nbinaries, u->binaries,
 			        u->nbinaries))
 				b = &pr->blocks[j];
@@ -669,7 +669,8 @@ ctl_propose_build(const struct ctl_denials *dn, const struct policy *merge,
 		for (k = 0; k < REASON__COUNT; k++)
 			b->reasons[k] += u->reasons[k];
 	}
-	qsort(pr->blocks, pr->nblocks, sizeof(*pr->blocks), cmp_block);
+	if (pr->nblocks > 1)
+		qsort(pr->blocks, pr->nblocks, sizeof(*pr->blocks), cmp_block);
 	if (pr->nskips > 1)
 		qsort(pr->skips, pr->nskips, sizeof(*pr->skips), cmp_skip);
 	for (i = 0; i < pr->nblocks; i++) {
@@ -744,8 +745,8 @@ dest(struct strbuf *out, const struct ctl_prop_endpoint *e, uint16_t port)
 }
 
 static void
-format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e,
-    const char *file)
+format_endpoint(
+    struct strbuf *out, const struct ctl_prop_endpoint *e, const char *file)
 {
 	size_t k, naudit = 0;
 
@@ -768,8 +769,8 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e,
 			dest(out, e, e->ports[k].port);
 			strbuf_puts(out, --naudit ? ", " : "");
 		}
-		strbuf_puts(out,
-		    " seen only as would_deny (audit mode let it pass)\n");
+		strbuf_puts(
+		    out, " seen only as would_deny (audit mode let it pass)\n");
 	}
 	if (e->tcp)
 		strbuf_puts(out,
@@ -783,8 +784,8 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e,
 		    ":%d): copy protocol, access and rules from there to keep that\n",
 		    e->like_line);
 	} else if (e->like_block) {
-		strbuf_printf(out, "      # settings as in policy '%s' (",
-		    e->like_block);
+		strbuf_printf(
+		    out, "      # settings as in policy '%s' (", e->like_block);
 		ctl_text_safe(out, file);
 		strbuf_printf(out, ":%d)\n", e->like_line);
 	}
@@ -819,15 +820,15 @@ format_endpoint(struct strbuf *out, const struct ctl_prop_endpoint *e,
 }
 
 static void
-format_block(struct strbuf *out, const struct ctl_prop_block *b,
-    const char *file)
+format_block(
+    struct strbuf *out, const struct ctl_prop_block *b, const char *file)
 {
 	bool first = true;
 	size_t k;
 
 	strbuf_printf(out, "  %s:\n", b->key);
-	strbuf_printf(out, "    # %zu denial%s:", b->count,
-	    b->count == 1 ? "" : "s");
+	strbuf_printf(
+	    out, "    # %zu denial%s:", b->count, b->count == 1 ? "" : "s");
 	for (k = 0; k < REASON__COUNT; k++) {
 		if (!b->reasons[k])
 			continue;

@@ -31,7 +31,7 @@ struct ctl_prop_endpoint {
 	bool is_ip;
 	bool tcp; /* protocol: tcp (raw TCP was refused) */
 	struct ctl_prop_port *ports;
-	size_t nports; /* sorted */
+	size_t nports;                      /* sorted */
 	char *allowed_ips[CTL_RECORDS_IPS]; /* "/32" or "/128", sorted */
 	size_t nallowed_ips;
 	char *risky;        /* why allowed_ips is there, or NULL */
@@ -90,8 +90,8 @@ void ctl_propose_key(const char *family, char *out, size_t outlen);
  * destinations that merge already allows for that binary (decide() says
  * allowed) are left out, and block keys avoid merge's keys.
  */
-void ctl_propose_build(const struct ctl_denials *dn,
-    const struct policy *merge, struct ctl_proposal *pr);
+void ctl_propose_build(const struct ctl_denials *dn, const struct policy *merge,
+    struct ctl_proposal *pr);
 void ctl_proposal_free(struct ctl_proposal *pr);
 
 /* The YAML: a header comment (what was skipped and why), then merge's

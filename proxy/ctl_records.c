@@ -63,8 +63,8 @@ ctl_decision_name(enum ctl_decision d)
 /* A decoded copy of string member path, or NULL (absent, not a string,
  * holding a NUL, or longer than CTL_RECORDS_STR_MAX). */
 static char *
-get_str(const struct json_doc *d, const struct json_node *root,
-    const char *path)
+get_str(
+    const struct json_doc *d, const struct json_node *root, const char *path)
 {
 	const struct json_node *n = json_getp(d, root, path);
 	size_t len;
@@ -84,8 +84,8 @@ get_str(const struct json_doc *d, const struct json_node *root,
 }
 
 static int64_t
-get_int(const struct json_doc *d, const struct json_node *root,
-    const char *path)
+get_int(
+    const struct json_doc *d, const struct json_node *root, const char *path)
 {
 	int64_t v;
 
@@ -257,8 +257,8 @@ rehash(struct ctl_denials *dn)
 		dn->buckets[i] = NONE;
 	for (i = 0; i < dn->n; i++) {
 		struct ctl_denial *g = &dn->v[i];
-		size_t b = group_hash(g->binary, g->host, g->port, g->reason) %
-		    nb;
+		size_t b =
+		    group_hash(g->binary, g->host, g->port, g->reason) % nb;
 
 		g->hash_next = dn->buckets[b];
 		dn->buckets[b] = i;
@@ -336,7 +336,8 @@ ctl_denials_add(
 	struct ctl_denial *g;
 	size_t k;
 
-	if (r->decision != CTL_DEC_DENIED && r->decision != CTL_DEC_WOULD_DENY) {
+	if (r->decision != CTL_DEC_DENIED &&
+	    r->decision != CTL_DEC_WOULD_DENY) {
 		dn->other++;
 		return;
 	}
@@ -402,8 +403,8 @@ ctl_denials_read_file(struct ctl_denials *dn, const char *path,
 	ssize_t n;
 
 	if (f == NULL) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return false;
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
@@ -420,8 +421,8 @@ ctl_denials_read_file(struct ctl_denials *dn, const char *path,
 	}
 	free(line);
 	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot read %s: %s", path, strerror(errno));
 		if (f != stdin)
 			fclose(f);
 		return false;
@@ -455,8 +456,8 @@ control_line(const char *s, size_t len, bool too_long, void *arg)
 	/* {"error":"..."} instead of records: egressd refused the request */
 	json_doc_init(&d, nodes, 16);
 	if (cr->dn->lines == 0 && json_parse(&d, s, len) == JSON_OK &&
-	    json_cstr(&d, json_get(&d, json_root(&d), "error"), msg,
-	        sizeof(msg))) {
+	    json_cstr(
+	        &d, json_get(&d, json_root(&d), "error"), msg, sizeof(msg))) {
 		struct strbuf sb;
 
 		strbuf_init(&sb, 0);
@@ -486,8 +487,8 @@ ctl_denials_read_control(struct ctl_denials *dn, const char *path,
 		return false;
 	snprintf(req, sizeof(req), "records %llu", (unsigned long long)since_s);
 	ok = ctl_client_send(fd, req, err, errlen) &&
-	    ctl_client_read_lines(fd, CTL_CLIENT_TIMEOUT_MS, control_line, &cr,
-	        err, errlen) &&
+	    ctl_client_read_lines(
+	        fd, CTL_CLIENT_TIMEOUT_MS, control_line, &cr, err, errlen) &&
 	    !cr.failed;
 	close(fd);
 	return ok;
@@ -611,19 +612,19 @@ ctl_denials_format_text(const struct ctl_denials *dn, struct strbuf *out)
 			strbuf_reset(&c);
 			cell(&c, g, col);
 			if (col == COL_COUNT)
-				strbuf_printf(out, "%*s  ", (int)w[col],
-				    strbuf_str(&c));
+				strbuf_printf(
+				    out, "%*s  ", (int)w[col], strbuf_str(&c));
 			else
-				strbuf_printf(out, "%-*s  ", (int)w[col],
-				    strbuf_str(&c));
+				strbuf_printf(
+				    out, "%-*s  ", (int)w[col], strbuf_str(&c));
 		}
 		ctl_text_time(out, g->first_ms);
 		strbuf_puts(out, "  ");
 		ctl_text_time(out, g->last_ms);
 		strbuf_putc(out, '\n');
 		for (k = 0; k < g->nsamples; k++) {
-			strbuf_printf(out, "%*s%s ", (int)pad, "",
-			    k ? "     " : "e.g.:");
+			strbuf_printf(
+			    out, "%*s%s ", (int)pad, "", k ? "     " : "e.g.:");
 			ctl_text_safe(out, g->samples[k]);
 			strbuf_putc(out, '\n');
 		}
@@ -650,7 +651,8 @@ ctl_denials_format_json(const struct ctl_denials *dn, struct strbuf *out)
 		strbuf_json_str(out, g->binary);
 		strbuf_puts(out, ",\"host\":");
 		strbuf_json_str(out, g->host);
-		strbuf_printf(out, ",\"port\":%lld,\"reason\":", (long long)g->port);
+		strbuf_printf(
+		    out, ",\"port\":%lld,\"reason\":", (long long)g->port);
 		strbuf_json_str(out, g->reason);
 		strbuf_printf(out,
 		    ",\"count\":%zu,\"denied\":%zu,\"would_deny\":%zu,\"first_seen\":%lld,\"last_seen\":%lld,\"samples\":[",
@@ -705,8 +707,8 @@ ctl_denials_load(struct ctl_denials *dn, const struct ctl_records_source *src,
 		since_ms = now_ms() - (int64_t)since_s * 1000;
 	}
 	if (src->log)
-		ok = ctl_denials_read_file(dn, src->log, since_ms, err,
-		    sizeof(err));
+		ok = ctl_denials_read_file(
+		    dn, src->log, since_ms, err, sizeof(err));
 	else
 		ok = ctl_denials_read_control(dn, ctl_client_path(src->control),
 		    since_s, since_ms, err, sizeof(err));
@@ -723,12 +725,14 @@ ctl_denials_load(struct ctl_denials *dn, const struct ctl_records_source *src,
 }
 
 void
-ctl_records_source_text(const struct ctl_records_source *src, struct strbuf *out)
+ctl_records_source_text(
+    const struct ctl_records_source *src, struct strbuf *out)
 {
 	if (src->log)
 		strbuf_puts(out, src->log);
 	else
-		strbuf_printf(out, "egressd at %s", ctl_client_path(src->control));
+		strbuf_printf(
+		    out, "egressd at %s", ctl_client_path(src->control));
 	if (src->since)
 		strbuf_printf(out, ", last %s", src->since);
 }

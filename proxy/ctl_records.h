@@ -16,8 +16,8 @@
 
 struct strbuf;
 
-#define CTL_RECORDS_SAMPLES 3 /* distinct command lines per group */
-#define CTL_RECORDS_IPS     8 /* distinct dialed addresses per group */
+#define CTL_RECORDS_SAMPLES 3    /* distinct command lines per group */
+#define CTL_RECORDS_IPS     8    /* distinct dialed addresses per group */
 #define CTL_RECORDS_STR_MAX 8192 /* longest string field kept */
 
 enum ctl_decision {
@@ -73,8 +73,8 @@ struct ctl_denial {
 	int64_t first_ms, last_ms;
 	char *samples[CTL_RECORDS_SAMPLES]; /* most recent first */
 	size_t nsamples;
-	char *hint; /* of the most recent record that had one */
-	char *ips[CTL_RECORDS_IPS];         /* dst_endpoint.ip values */
+	char *hint;                 /* of the most recent record that had one */
+	char *ips[CTL_RECORDS_IPS]; /* dst_endpoint.ip values */
 	size_t nips;
 	size_t hash_next; /* internal */
 };
@@ -85,10 +85,10 @@ struct ctl_denials {
 	size_t *buckets; /* internal: hash index */
 	size_t nbuckets;
 	/* reading statistics */
-	size_t lines;    /* non-empty lines seen */
-	size_t bad;      /* lines that are not decision records */
-	size_t too_old;  /* denials before --since */
-	size_t other;    /* allowed and close records */
+	size_t lines;   /* non-empty lines seen */
+	size_t bad;     /* lines that are not decision records */
+	size_t too_old; /* denials before --since */
+	size_t other;   /* allowed and close records */
 };
 
 void ctl_denials_init(struct ctl_denials *dn);

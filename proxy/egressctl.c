@@ -43,8 +43,8 @@ usage(FILE *f)
 	    "\n"
 	    "commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s  %s\n", commands[i].name,
-		    commands[i].summary);
+		fprintf(
+		    f, "  %-8s  %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 	    "\n"
 	    "  egressctl explain --binary PATH --host HOST --port N [--policy FILE]\n"
@@ -84,8 +84,8 @@ main(int argc, char **argv)
 		if (argc > 2 && strcmp(argv[1], "help") == 0) {
 			for (i = 0; i < NCOMMANDS; i++)
 				if (strcmp(argv[2], commands[i].name) == 0) {
-					char *hargv[] = {argv[2], "--help",
-					    NULL};
+					char *hargv[] = {
+					    argv[2], "--help", NULL};
 
 					return commands[i].main(2, hargv);
 				}

@@ -4,10 +4,14 @@
  * JSON answer format of docs/control.md; leaves the decision to
  * policies/decide.c (offline) or to the daemon, which runs the same code.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "ctl_client.h"
 #include "ctl_explain.h"
@@ -46,6 +50,7 @@ ctl_explain_free(struct ctl_explain *x)
 	free(x->protocol);
 	free(x->access);
 	free(x->file);
+	free(x->root);
 	free(x->daemon);
 	for (i = 0; i < x->nsteps; i++) {
 		free(x->steps[i].block);
@@ -103,6 +108,55 @@ via_source(const char *via)
 	return DECIDE_SRC_ADDR;
 }
 
+/*
+ * SHA-256 of root/path, as egressd hashes the executable a process runs;
+ * false when it cannot be read. A symlink is not followed: the kernel
+ * reports real paths.
+ */
+static bool
+hash_file(const char *root, const char *path, uint8_t out[32])
+{
+	char full[8192], buf[65536];
+	EVP_MD_CTX *ctx;
+	unsigned len = 0;
+	ssize_t n = 0;
+	bool ok;
+	int fd;
+
+	if (snprintf(full, sizeof(full), "%s%s",
+	        root && strcmp(root, "/") != 0 ? root : "",
+	        path) >= (int)sizeof(full))
+		return false;
+	if ((fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return false;
+	if ((ctx = EVP_MD_CTX_new()) == NULL) {
+		close(fd);
+		return false;
+	}
+	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1;
+	while (ok && (n = read(fd, buf, sizeof(buf))) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, (size_t)n) == 1;
+	ok = ok && n == 0 && EVP_DigestFinal_ex(ctx, out, &len) == 1 &&
+	    len == 32;
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	return ok;
+}
+
+static void
+steps_clear(struct ctl_explain *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nsteps; i++) {
+		free(x->steps[i].block);
+		free(x->steps[i].endpoint);
+		free(x->steps[i].caller);
+		free(x->steps[i].result);
+	}
+	x->nsteps = 0;
+}
+
 void
 ctl_explain_offline(const struct policy *p, const struct ctl_explain_query *q,
     struct ctl_explain *x)
@@ -112,6 +166,7 @@ ctl_explain_offline(const struct policy *p, const struct ctl_explain_query *q,
 	struct decision d;
 	struct hostname h;
 	struct addr src;
+	uint8_t digest[32];
 
 	memset(x, 0, sizeof(*x));
 	memset(&caller, 0, sizeof(caller));
@@ -127,6 +182,21 @@ ctl_explain_offline(const struct policy *p, const struct ctl_explain_query *q,
 	dest.port = (uint16_t)q->port;
 	dest.source = via_source(q->via);
 	decide_traced(p, &caller, &dest, q->override, &d, trace_cb, x);
+	if (d.reason == REASON_BINARY_HASH_UNAVAILABLE && q->binary &&
+	    hash_file(p->root, q->binary, digest)) {
+		/* as the daemon does once the digest is known: decide again */
+		static const char hex[] = "0123456789abcdef";
+		size_t i;
+
+		for (i = 0; i < 32; i++) {
+			x->sha256[2 * i] = hex[digest[i] >> 4];
+			x->sha256[2 * i + 1] = hex[digest[i] & 15];
+		}
+		x->sha256[64] = '\0';
+		caller.sha256 = digest;
+		steps_clear(x);
+		decide_traced(p, &caller, &dest, q->override, &d, trace_cb, x);
+	}
 	x->decision = xstrdup(verdict_name(d.verdict));
 	x->reason = xstrdup(reason_code(d.reason));
 	x->mode = xstrdup(policy_enforcement_name(d.mode));
@@ -141,6 +211,7 @@ ctl_explain_offline(const struct policy *p, const struct ctl_explain_query *q,
 		x->access = xstrdup(policy_access_name(d.access));
 	}
 	x->file = xstrdup(p->file);
+	x->root = xstrdup(p->root);
 }
 
 /* ------------------------------------------------------------------ */
@@ -448,8 +519,22 @@ ctl_explain_format_text(const struct ctl_explain_query *q,
 		safe(out, x->daemon);
 		strbuf_puts(out, " decides it\n");
 	} else {
-		strbuf_puts(out, ", offline\n");
+		strbuf_puts(out, ", offline");
+		if (x->root && strcmp(x->root, "/") != 0) {
+			strbuf_puts(out, ", binaries under ");
+			safe(out, x->root);
+		}
+		if (x->load_warnings)
+			strbuf_printf(out,
+			    " (%zu load warning%s: egressd -t -p FILE shows them)",
+			    x->load_warnings, x->load_warnings == 1 ? "" : "s");
+		strbuf_putc(out, '\n');
 	}
+	if (x->sha256[0])
+		strbuf_printf(out,
+		    "sha256:   %s (of the binary, as egressd "
+		    "computes it)\n",
+		    x->sha256);
 	strbuf_putc(out, '\n');
 	trace_table(out, x);
 	strbuf_puts(out, "\ndecision: ");
@@ -543,6 +628,7 @@ ctl_explain_format_json(const struct ctl_explain_query *q,
 		strbuf_puts(out, "null");
 	key_str(out, &f, "file", x->file);
 	key_str(out, &f, "daemon", x->daemon);
+	key_str(out, &f, "sha256", x->sha256[0] ? x->sha256 : NULL);
 	strbuf_puts(out, ",\n \"trace\":[");
 	for (i = 0; i < x->nsteps; i++) {
 		const struct ctl_explain_step *s = &x->steps[i];
@@ -738,6 +824,7 @@ ctl_explain_main(int argc, char **argv)
 		    q.host, hostname_strerror(herr));
 		return 2;
 	}
+	q.host = h.name; /* as egressd sees it: lowercase, no brackets */
 	if (q.source && !addr_parse(q.source, strlen(q.source), &a)) {
 		fprintf(stderr,
 		    "egressctl explain: --source must be an IP address, not '%s'\n",
@@ -767,14 +854,15 @@ ctl_explain_main(int argc, char **argv)
 			diags_sort(&diags);
 			diags_format(&diags, &sb);
 			fprintf(stderr,
-			    "%segressctl explain: %s is not a valid policy (egressd -t -p %s shows why)\n",
+			    "%segressctl explain: cannot load the policy %s (egressd -t -p %s shows why)\n",
 			    strbuf_str(&sb), file, file);
 			strbuf_free(&sb);
 			diags_free(&diags);
 			return 2;
 		}
-		diags_free(&diags);
 		ctl_explain_offline(p, &q, &x);
+		x.load_warnings = diags.nwarnings;
+		diags_free(&diags);
 		policy_unref(p);
 	} else {
 		const char *path = ctl_client_path(control);

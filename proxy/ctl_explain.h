@@ -46,6 +46,10 @@ struct ctl_explain {
 	char *protocol, *access; /* allowed only */
 	int64_t generation;      /* 0 offline */
 	char *file;
+	/* offline only */
+	char *root;           /* where the policy's binaries were checked */
+	size_t load_warnings; /* of the policy file */
+	char sha256[65];      /* the binary's digest, when a pin needed it */
 	struct ctl_explain_step *steps;
 	size_t nsteps, cap;
 	char *daemon; /* the socket path when the daemon answered */
@@ -53,7 +57,9 @@ struct ctl_explain {
 
 void ctl_explain_free(struct ctl_explain *x);
 
-/* Decides q against p with the trace (p loaded by the caller). */
+/* Decides q against p with the trace (p loaded by the caller). When a pinned
+ * SHA-256 decides, the binary under p's root is hashed and the decision made
+ * again, as the daemon does. */
 void ctl_explain_offline(const struct policy *p,
     const struct ctl_explain_query *q, struct ctl_explain *x);
 

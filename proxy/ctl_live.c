@@ -441,7 +441,8 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 		if (get_int(&v, n, "p99_us", &i))
 			strbuf_printf(out, ", p99 %lldus", i);
 		if (get_int(&v, n, "errors", &i))
-			strbuf_printf(out, ", %lld errors", i);
+			strbuf_printf(
+			    out, ", %lld error%s", i, i == 1 ? "" : "s");
 	}
 	if ((n = json_get(&v.d, root, "dns")) != NULL) {
 		strbuf_puts(out, "\ndns         ");

@@ -1009,8 +1009,8 @@ ctl_propose_main(int argc, char **argv)
 			diags_sort(&diags);
 			diags_format(&diags, &sb);
 			fprintf(stderr,
-			    "%segressctl propose: %s is not a valid policy\n",
-			    strbuf_str(&sb), merge_file);
+			    "%segressctl propose: cannot load the policy %s (egressd -t -p %s shows why)\n",
+			    strbuf_str(&sb), merge_file, merge_file);
 			strbuf_free(&sb);
 			diags_free(&diags);
 			return 2;

@@ -829,9 +829,9 @@ ctl_records_denials_main(int argc, char **argv)
 			ctl_records_source_text(&src, &sb);
 			strbuf_puts(&sb, ")\n");
 		} else {
-			strbuf_printf(&sb,
-			    "%zu denial%s and would-be denial%s in %zu group%s (",
-			    total, total == 1 ? "" : "s", total == 1 ? "" : "s",
+			strbuf_printf(&sb, "%zu %s in %zu group%s (", total,
+			    total == 1 ? "denial or would-be denial" :
+			                 "denials and would-be denials",
 			    dn.n, dn.n == 1 ? "" : "s");
 			ctl_records_source_text(&src, &sb);
 			strbuf_puts(&sb, ")\n\n");

@@ -729,7 +729,8 @@ ctl_records_source_text(
     const struct ctl_records_source *src, struct strbuf *out)
 {
 	if (src->log)
-		strbuf_puts(out, src->log);
+		strbuf_puts(out,
+		    strcmp(src->log, "-") == 0 ? "standard input" : src->log);
 	else
 		strbuf_printf(
 		    out, "egressd at %s", ctl_client_path(src->control));

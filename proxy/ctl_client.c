@@ -184,8 +184,9 @@ ctl_client_read_lines(int fd, int timeout_ms,
 		if (n < 0)
 			goto out;
 		if (n == 0) {
-			if (have && !skipping && !line(buf, have, false, arg))
-				goto done;
+			/* a last line without a newline counts too */
+			if (have && !skipping)
+				line(buf, have, false, arg);
 			goto done;
 		}
 		for (i = have; i < have + (size_t)n; i++) {

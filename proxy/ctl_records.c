@@ -6,6 +6,7 @@
  * grammar to lib/json.c and the socket to ctl_client.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,43 +394,50 @@ ctl_denials_add_line(
 	ctl_record_free(&r);
 }
 
+struct file_read {
+	struct ctl_denials *dn;
+	int64_t since_ms;
+};
+
+static bool
+file_line(const char *s, size_t len, bool too_long, void *arg)
+{
+	struct file_read *fr = arg;
+
+	if (too_long) {
+		/* egressd writes at most 16 KiB per record */
+		fr->dn->lines++;
+		fr->dn->bad++;
+	} else {
+		ctl_denials_add_line(fr->dn, s, len, fr->since_ms);
+	}
+	return true;
+}
+
 bool
 ctl_denials_read_file(struct ctl_denials *dn, const char *path,
     int64_t since_ms, char *err, size_t errlen)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	struct file_read fr = {dn, since_ms};
+	bool std = strcmp(path, "-") == 0;
+	char e[256];
+	int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
 
-	if (f == NULL) {
+	if (fd == -1) {
 		snprintf(
 		    err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return false;
 	}
-	while ((n = getline(&line, &cap, f)) > 0) {
-		size_t len = (size_t)n;
-
-		if (line[len - 1] == '\n')
-			len--;
-		if (len > CTL_CLIENT_LINE_MAX) {
-			dn->lines++;
-			dn->bad++;
-			continue;
-		}
-		ctl_denials_add_line(dn, line, len, since_ms);
-	}
-	free(line);
-	if (ferror(f)) {
-		snprintf(
-		    err, errlen, "cannot read %s: %s", path, strerror(errno));
-		if (f != stdin)
-			fclose(f);
-		return false;
-	}
-	if (f != stdin)
-		fclose(f);
-	return true;
+	/* lines are read with the socket's bounded reader: a line longer
+	 * than CTL_CLIENT_LINE_MAX is counted as bad, never held whole */
+	ok = ctl_client_read_lines(fd, -1, file_line, &fr, e, sizeof(e));
+	if (!ok)
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    strncmp(e, "reading from egressd: ", 22) == 0 ? e + 22 : e);
+	if (!std)
+		close(fd);
+	return ok;
 }
 
 struct control_read {

@@ -102,11 +102,13 @@ check: unit golden fuzz-replay integration
 unit: $(UNIT_BIN)
 	prove -f $(UNIT_BIN)
 
-golden: $(B)/egressd
+golden: $(B)/egressd $(B)/egressctl
 	sh tests/golden/run.sh $(B)/egressd
+	sh tests/golden/run_ctl.sh $(B)/egressctl $(B)/egressd
 
-golden-update: $(B)/egressd
+golden-update: $(B)/egressd $(B)/egressctl
 	sh tests/golden/run.sh $(B)/egressd --update
+	sh tests/golden/run_ctl.sh $(B)/egressctl $(B)/egressd --update
 
 fuzz-replay: $(FUZZ_NAMES:%=$(B)/tests/replay_%)
 	@set -e; for n in $(FUZZ_NAMES); do \
@@ -154,7 +156,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/egressd
 	install -m 0755 $(B)/egressd $(B)/egressctl $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0755 netns-scripts/egressd-netns $(DESTDIR)$(PREFIX)/sbin/
-	install -m 0644 docs/egressd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 docs/egressd.8 docs/egressctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	cp -R policies/examples $(DESTDIR)$(PREFIX)/share/egressd/
 
 clean:

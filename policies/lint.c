@@ -295,26 +295,35 @@ static const char *const shared_content[] = {"githubusercontent.com",
     "storage.googleapis.com", "s3.amazonaws.com", "pythonanywhere.com",
     "gitbook.io", "readthedocs.io", "surge.sh", "deno.dev", NULL};
 
+const char *
+lint_shared_content_domain(const char *name)
+{
+	const char *const *s;
+	size_t m = strlen(name);
+
+	for (s = shared_content; *s; s++) {
+		size_t n = strlen(*s);
+
+		if (m == n ? strcmp(name, *s) == 0 :
+		             m > n && name[m - n - 1] == '.' &&
+		            strcmp(name + m - n, *s) == 0)
+			return *s;
+	}
+	return NULL;
+}
+
 static void
 lint_shared_content(const struct policy_endpoint *e, struct diags *d)
 {
-	const char *const *s;
+	const char *dom;
 
 	if (e->host.kind != HOSTPAT_ONE_LABEL &&
 	    e->host.kind != HOSTPAT_ANY_LABELS)
 		return;
-	for (s = shared_content; *s; s++) {
-		size_t n = strlen(*s), m = e->host.suffix_len;
-
-		if (m == n ? strcmp(e->host.suffix, *s) == 0 :
-		             m > n && e->host.suffix[m - n - 1] == '.' &&
-		            strcmp(e->host.suffix + m - n, *s) == 0) {
-			diag_add(d, DIAG_WARNING, e->line, e->col,
-			    "wildcard host %s is on %s, where anyone can publish content: it lets the sandbox reach hosts an attacker controls (and send data to them); list the exact hosts instead",
-			    e->host_text, *s);
-			return;
-		}
-	}
+	if ((dom = lint_shared_content_domain(e->host.suffix)) != NULL)
+		diag_add(d, DIAG_WARNING, e->line, e->col,
+		    "wildcard host %s is on %s, where anyone can publish content: it lets the sandbox reach hosts an attacker controls (and send data to them); list the exact hosts instead",
+		    e->host_text, dom);
 }
 
 static bool

@@ -35,4 +35,9 @@ void policy_lint(
  * loader: allowing it allows whatever it runs. */
 bool lint_is_interpreter(const char *path);
 
+/* The shared-content domain (githubusercontent.com, s3.amazonaws.com, ...:
+ * where anyone can publish) that the normalized name equals or lies under;
+ * NULL when none. */
+const char *lint_shared_content_domain(const char *name);
+
 #endif

@@ -332,7 +332,9 @@ make_item(struct ctl_proposal *pr, const struct ctl_denial *g,
 	}
 	it->binary = g->binary;
 	it->port = (uint16_t)g->port;
-	it->tcp = g->why == REASON_RAW_TCP_NOT_ALLOWED;
+	/* raw TCP needs protocol: tcp whatever the reason said (a port not
+	 * in the policy is reported before the protocol) */
+	it->tcp = g->why == REASON_RAW_TCP_NOT_ALLOWED || g->raw;
 	it->audit_only = g->denied == 0;
 	it->count = g->count;
 	it->why = g->why;

@@ -364,6 +364,8 @@ ctl_denials_add(
 		g->hint = xstrdup(r->hint);
 	}
 	add_sample(g, r->cmdline);
+	if (r->ingress && strcmp(r->ingress, "tcp") == 0)
+		g->raw = true;
 	if (r->dst_ip && *r->dst_ip && g->nips < CTL_RECORDS_IPS) {
 		for (k = 0; k < g->nips; k++)
 			if (strcmp(g->ips[k], r->dst_ip) == 0)

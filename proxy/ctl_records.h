@@ -76,6 +76,7 @@ struct ctl_denial {
 	char *hint;                 /* of the most recent record that had one */
 	char *ips[CTL_RECORDS_IPS]; /* dst_endpoint.ip values */
 	size_t nips;
+	bool raw; /* seen as raw TCP (transparent, neither TLS nor HTTP) */
 	size_t hash_next; /* internal */
 };
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "log.h"
@@ -106,6 +107,35 @@ strbuf_printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
+/* Length of the valid UTF-8 sequence (2-4 bytes) at s, or 0 (RFC 3629:
+ * no overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
 void
 strbuf_json_esc(struct strbuf *sb, const char *s, size_t n)
 {
@@ -116,6 +146,7 @@ strbuf_json_esc(struct strbuf *sb, const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 		char esc[7] = {
 		    '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+		size_t u;
 
 		switch (c) {
 		case '"':
@@ -134,12 +165,39 @@ strbuf_json_esc(struct strbuf *sb, const char *s, size_t n)
 			strbuf_add(sb, "\\r", 2);
 			break;
 		default:
-			/* Non-ASCII bytes are escaped one by one: the output
-			 * stays valid JSON whatever a client sent. */
-			if (c < 0x20 || c >= 0x7f || c == '<' || c == '>')
+			if (c >= 0x80 &&
+			    (u = utf8_len(
+			         (const unsigned char *)s + i, n - i))) {
+				/* valid UTF-8 passes as it is */
+				strbuf_add(sb, s + i, u);
+				i += u - 1;
+			} else if (c < 0x20 || c >= 0x7f || c == '<' ||
+			    c == '>') {
+				/* control characters, and bytes that are not
+				 * UTF-8 (as U+0080..U+00FF): the output stays
+				 * valid JSON whatever a client sent */
 				strbuf_add(sb, esc, 6);
-			else
-				strbuf_add(sb, (const char *)&s[i], 1);
+			} else {
+				strbuf_add(sb, s + i, 1);
+			}
+		}
+	}
+}
+
+void
+strbuf_put_safe(struct strbuf *sb, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			strbuf_putc(sb, (char)c);
+		} else {
+			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+
+			strbuf_add(sb, esc, 4);
 		}
 	}
 }

@@ -34,6 +34,9 @@ void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
  * control characters and non-ASCII bytes are escaped, so that nothing from a
  * client is ever reflected raw. */
 void strbuf_json_esc(struct strbuf *sb, const char *s, size_t n);
+/* Appends s for a terminal: printable ASCII as is, every other byte as
+ * \xHH (so a client-chosen name cannot drive the operator's terminal). */
+void strbuf_put_safe(struct strbuf *sb, const char *s);
 /* Appends "s" with quotes; NULL appends null. */
 void strbuf_json_str(struct strbuf *sb, const char *s);
 /* Appends ,"key": when not the first member (*first tracks that). */

@@ -302,7 +302,7 @@ audit_format_human(const struct audit_record *r, struct strbuf *sb)
 	strbuf_printf(sb, "%s [%s] ", prefix, sev[s < 0 ? 0 : s]);
 	if (r->activity != AUDIT_CLOSE)
 		strbuf_printf(sb, "%s ", what);
-	strbuf_printf(sb, "%s", r->exe ? r->exe : "(unknown)");
+	strbuf_put_safe(sb, r->exe ? r->exe : "(unknown)");
 	if (r->pid)
 		strbuf_printf(sb, "(%d)", (int)r->pid);
 	if (r->host && strchr(r->host, ':'))
@@ -329,8 +329,10 @@ audit_format_human(const struct audit_record *r, struct strbuf *sb)
 		return;
 	}
 	strbuf_printf(sb, " [reason:%s]", reason_code(r->reason));
-	if (r->verdict != VERDICT_ALLOW && r->hint && *r->hint)
-		strbuf_printf(sb, " hint: %s", r->hint);
+	if (r->verdict != VERDICT_ALLOW && r->hint && *r->hint) {
+		strbuf_puts(sb, " hint: ");
+		strbuf_put_safe(sb, r->hint);
+	}
 }
 
 void

@@ -277,10 +277,20 @@ validate(struct target *t, const struct addr *in, size_t nin)
 	    t->res.dec.verdict == VERDICT_ALLOW ? t->res.dec.endpoint : NULL;
 	enum addr_class worst;
 	char buf[ADDR_STRLEN];
+	struct cidr allowed[65];
+	size_t nallowed = 0, i;
 
-	t->naddrs = resolve_validate(in, nin, ep ? ep->allowed_ips : NULL,
-	    ep ? ep->nallowed_ips : 0, t->d->cfg.trust, t->d->cfg.ntrust,
-	    t->addrs, RESOLVE_MAX_ADDRS, &worst);
+	/* What the endpoint opens: its allowed_ips, and for an IP or CIDR
+	 * endpoint the range it names (the author asked for exactly that
+	 * address; loopback, link-local and metadata stay closed) */
+	for (i = 0; ep && i < ep->nallowed_ips && nallowed < 64; i++)
+		allowed[nallowed++] = ep->allowed_ips[i];
+	if (ep &&
+	    (ep->host.kind == HOSTPAT_IP || ep->host.kind == HOSTPAT_CIDR))
+		allowed[nallowed++] = ep->host.cidr;
+	t->naddrs =
+	    resolve_validate(in, nin, allowed, nallowed, t->d->cfg.trust,
+	        t->d->cfg.ntrust, t->addrs, RESOLVE_MAX_ADDRS, &worst);
 	if (t->naddrs == 0) {
 		if (nin > 0)
 			target_fail(t, REASON_NON_PUBLIC_ADDRESS, 502,

@@ -92,7 +92,8 @@ enum l7_path_result l7_path_canon(const char *in, size_t len,
     bool allow_encoded_slash, char *out, size_t out_cap, struct l7_target *t,
     size_t *err_off);
 
-/* One query parameter, percent-decoded ('+' is a space) and NUL-ended. */
+/* One query parameter, percent-decoded ('+' is a space) and NUL-ended;
+ * value is "" when the piece has no '='. */
 struct l7_query_param {
 	const char *key, *value; /* into the owning l7_query_params' buf */
 	size_t key_len, value_len;
@@ -153,11 +154,12 @@ enum l7_glob_result {
  * "/repos/a" and "/repos/a/b", and "/" "**" matches every path; "**" in a
  * segment is the same as "*". A trailing '/' is ignored on both sides
  * ("/simple/pip/" is matched as "/simple/pip"). Every byte but '*'
- * matches itself (case-sensitive). Greedy with one backtrack point per level, so the
- * work is at most proportional to pattern length times path length, never
- * exponential; *steps (may be NULL) receives the comparisons made, and
- * past L7_GLOB_MAX_STEPS the answer is L7_GLOB_TOO_COMPLEX (callers fail
- * closed: an allow rule does not match, a deny rule does).
+ * matches itself (case-sensitive). Greedy with one backtrack point per
+ * level, so the work is at most proportional to pattern length times path
+ * length, never exponential; *steps (may be NULL) receives the
+ * comparisons made, and past L7_GLOB_MAX_STEPS the answer is
+ * L7_GLOB_TOO_COMPLEX (callers fail closed: an allow rule does not match,
+ * a deny rule does).
  */
 enum l7_glob_result l7_glob_path(
     const char *pattern, const char *path, size_t *steps);
@@ -194,7 +196,8 @@ struct l7_decision {
 	enum policy_access access;    /* the endpoint's preset */
 	enum l7_path_result path_err; /* L7_BY_PATH */
 	size_t path_err_off;
-	/* "access: read-only (policy.yaml:12)", "rule (policy.yaml:14:13)" */
+	/* "access: read-only (policy.yaml:12)", "allow rule (p.yaml:14:13)",
+	 * "deny rule (...)", "rules (...)", "request path check" */
 	char by_text[L7_BY_MAX];
 	char reason_text[L7_TEXT_MAX];
 	char hint[L7_TEXT_MAX]; /* empty when allowed */
@@ -216,8 +219,10 @@ struct l7_decision {
  *  - Otherwise the request is allowed when any endpoint allows it: its
  *    access preset or one of its allow rules (method equal or "*", path
  *    glob or any path, and every query matcher: the key present, and
- *    every value given for it matching one of the globs). An endpoint
- *    without protocol: rest allows every request.
+ *    every value given for it matching one of the globs).
+ *  - An endpoint without protocol: rest among eps allows every request,
+ *    before any deny rule (the proxy does not intercept such connections:
+ *    decide() reports the broadest endpoint).
  *  - read-only: GET, HEAD, OPTIONS, and POST to ".../git-upload-pack"
  *    (git clone and fetch), but nothing on ".../git-receive-pack" and no
  *    ".../info/refs" with a service other than git-upload-pack (git push;
@@ -238,8 +243,8 @@ void l7_decide(const struct policy_endpoint *const *eps, size_t neps,
     const struct l7_query_params *query, bool is_upgrade, const char *file,
     struct l7_decision *out);
 
-/* Scratch for l7_request_decide(), about 12 KiB: keep it off small stacks
- * if you like, it holds no pointers the caller must free. */
+/* Scratch for l7_request_decide(), about 19 KiB (keep it off small
+ * stacks); it holds nothing the caller must free. */
 struct l7_request {
 	char path[L7_PATH_MAX + 1];
 	struct l7_target target;

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "l7.h"
 #include "lint.h"
 #include "log.h"
 #include "policy.h"
@@ -494,22 +495,6 @@ valid_method(const char *s)
 	return true;
 }
 
-static bool
-valid_path_glob(const char *s)
-{
-	size_t i;
-
-	if (s[0] != '/')
-		return false;
-	for (i = 0; s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch <= 0x20 || ch >= 0x7f || ch == '#')
-			return false;
-	}
-	return true;
-}
-
 static void
 compile_query(struct ctx *c, const struct ynode *n, struct l7_rule *r)
 {
@@ -575,12 +560,15 @@ compile_rule(
 			    s);
 	}
 	if ((v = ytree_get(n, "path")) && (s = want_str(c, v, "'path'"))) {
-		if (valid_path_glob(s))
+		size_t off = 0;
+		enum l7_path_result pr = l7_pattern_check(s, &off);
+
+		if (pr == L7_PATH_OK)
 			r->path = xstrdup(s);
 		else
 			err(c, v,
-			    "path '%s' must start with '/' and contain no spaces, control characters or '#'",
-			    s);
+			    "path '%s': %s (at character %zu); a rule path is written like a request path, '/x/*/y' or '/x/**'",
+			    s, l7_path_strerror(pr), off + 1);
 	}
 	if ((v = ytree_get(n, "query")))
 		compile_query(c, v, r);

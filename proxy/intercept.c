@@ -300,6 +300,50 @@ discard(struct intercept *ic)
 	next_request(ic);
 }
 
+/*
+ * Sends the request head upstream with its target replaced by the
+ * canonical form the decision was made on (path, then '?' and the query as
+ * sent), so that a server normalizing paths another way still sees the
+ * path egressd allowed; the rest of the head goes as sent. A target that
+ * is already canonical, or that could not be canonicalized (audit lets it
+ * through as would_deny), goes unchanged. Returns the bytes sent.
+ */
+static size_t
+forward_head(struct intercept *ic, const uint8_t *head, const char *target,
+    bool canonical)
+{
+	const struct http_request *req = ic->req;
+	const struct l7_request *lr = ic->l7req;
+	struct evbuffer *uout = bufferevent_get_output(ic->ubev);
+	struct evbuffer *cin = bufferevent_get_input(ic->cbev);
+	size_t head_len = req->head_len, tail_off, clen, qlen = 0;
+	const char *q = NULL;
+
+	clen = lr->target.path_len;
+	if (lr->target.has_query) {
+		q = target + lr->target.query.off;
+		qlen = lr->target.query.len;
+	}
+	if (!canonical || clen == 0 ||
+	    (clen + (q ? 1 + qlen : 0) == req->target.len &&
+	        memcmp(head + req->target.off, lr->path, clen) == 0 &&
+	        (q == NULL ||
+	            memcmp(head + req->target.off + clen + 1, q, qlen) == 0))) {
+		evbuffer_remove_buffer(cin, uout, head_len);
+		return head_len;
+	}
+	tail_off = req->target.off + req->target.len;
+	evbuffer_add(uout, head, req->target.off);
+	evbuffer_add(uout, lr->path, clen);
+	if (q) {
+		evbuffer_add(uout, "?", 1);
+		evbuffer_add(uout, q, qlen);
+	}
+	evbuffer_add(uout, head + tail_off, head_len - tail_off);
+	evbuffer_drain(cin, head_len);
+	return head_len - req->target.len + clen + (q ? 1 + qlen : 0);
+}
+
 static void
 next_request(struct intercept *ic)
 {
@@ -379,10 +423,8 @@ next_request(struct intercept *ic)
 		discard(ic);
 		return;
 	}
-	/* allowed (or audit): the head goes upstream exactly as sent */
-	evbuffer_remove_buffer(
-	    cin, bufferevent_get_output(ic->ubev), ic->req->head_len);
-	s->fwd_bytes_up += ic->req->head_len;
+	/* allowed (or audit): upstream gets the path that was decided on */
+	s->fwd_bytes_up += forward_head(ic, p, pbuf, v.d.by != L7_BY_PATH);
 	ic->resp_head_done = false;
 	ic->state = IC_EXCHANGE;
 	exchange(ic);

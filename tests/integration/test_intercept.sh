@@ -98,6 +98,10 @@ t_is "$(code -X PUT --data x https://example.com/echo/other)" 403 \
 t_is "$(code https://example.com/echo/secret)" 403 "a deny rule wins over the preset"
 t_is "$(code https://example.com/echo/a/%2e%2e/secret)" 403 \
 	"dot segments are canonicalized before matching"
+uri=$(run curl -s --path-as-is \
+    "https://example.com/echo/a/%2e%2e/x//y/%7e?q=%7e+1" | grep "^uri ")
+t_is "$uri" "uri /echo/x/y/~?q=%7e+1" \
+	"the server gets the canonical path that was decided on, query as sent"
 out=$(run curl -s -o /dev/null -o /dev/null -w '%{http_code} ' -X DELETE \
     https://example.com/echo/a https://example.com/echo/b)
 t_is "$out" "403 403 " "each request on one connection is decided"

@@ -68,13 +68,22 @@ START=$(date +%s)
 # ---- output ----------------------------------------------------------------
 
 say() {
-	printf '# %s\n' "$*"
+	if [ $# -eq 0 ]; then
+		echo "#"
+	else
+		printf '# %s\n' "$*"
+	fi
 }
+
+# A benchmark that could not measure (a helper failed, a download was
+# short) makes the run exit 1 at the end; slow figures never do.
+FAILED=0
 
 # emit NAME VALUE UNIT: one figure, printed and kept for the table.
 emit() {
 	if [ -z "$2" ]; then
 		say "$1: not measured"
+		FAILED=1
 		return 1
 	fi
 	printf '%s %s %s\n' "$1" "$2" "$3"
@@ -89,7 +98,9 @@ take() {
 	while read -r _n _v _u; do
 		[ -n "$_n" ] || continue
 		if [ -z "$_u" ]; then
-			# identity_bench prints no units: they are in the names
+			# identity_bench prints no units (they are in the
+			# names) and some names without a prefix
+			case $_n in identity_*) ;; *) _n=identity_$_n ;; esac
 			case $_n in
 			*_us_* | *_us) _u=us ;;
 			*_ms_* | *_ms) _u=ms ;;
@@ -99,7 +110,9 @@ take() {
 		emit "$_n" "$_v" "$_u"
 	done <"$T_DIR/take.out"
 	if [ "$_rc" -ne 0 ]; then
-		say "$(basename "$1") exited $_rc:"
+		FAILED=1
+		say "$*" | cut -c1-200
+		say "exited $_rc:"
 		sed 's/^/#   /' "$T_DIR/take.err" | head -20
 	fi
 	return "$_rc"
@@ -167,7 +180,7 @@ if want identity; then
 	say "lookup median $(val identity_lookup_us_median) us" \
 	    "(p99 $(val identity_lookup_us_p99) us); new process" \
 	    "$(val identity_lookup_new_process_us_median) us;" \
-	    "one whole-host /proc scan: $(val full_proc_scan_us_median) us"
+	    "one whole-host /proc scan: $(val identity_full_proc_scan_us_median) us"
 fi
 
 case " $ONLY " in
@@ -248,6 +261,7 @@ if want throughput; then
 			set -- $_out
 			if [ "${1:-}" != 200 ] || [ "${2:-}" != "$WORLD_BIG_SIZE" ]; then
 				say "$_m download failed or short: '$_out'"
+				FAILED=1
 				continue
 			fi
 			calc "$2 / $3 / 1048576" 1 >>"$T_DIR/bulk-$_m"
@@ -438,4 +452,5 @@ for _n in 10 100 1000 10000; do
 	row "decisions_per_sec_$_n" ""
 done
 [ -z "${BENCH_RESULTS:-}" ] || cp "$RES" "$BENCH_RESULTS"
-exit 0
+[ "$FAILED" -eq 0 ] || say "some benchmarks could not measure (see above)"
+exit "$FAILED"

@@ -46,7 +46,9 @@ for _c in curl ip nft awk timeout; do
 	    { echo "bench: missing $_c (see tests/deps.sh)" >&2; exit 1; }
 done
 
+# shellcheck disable=SC2034 # read by lib.sh and world.sh
 T_TAG=bnch
+# shellcheck disable=SC2034
 WORLD_HERE=$ROOT/tests/integration
 # shellcheck source=../integration/lib.sh
 . "$ROOT/tests/integration/lib.sh"
@@ -56,8 +58,11 @@ WORLD_HERE=$ROOT/tests/integration
 . "$ROOT/tests/integration/egressd.sh"
 
 # A file limit as high as we may set: egressd raises its soft limit to the
-# hard one, and each idle tunnel costs it several fds.
+# hard one, and each idle tunnel costs it several fds. (dash, bash and
+# busybox sh all have ulimit -n and -H.)
+# shellcheck disable=SC3045
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
+# shellcheck disable=SC3045
 FD_LIMIT=$(ulimit -n)
 
 t_init
@@ -283,6 +288,7 @@ if want throughput; then
 	emit transparent_throughput_ratio \
 	    "$(calc "$(val transparent_throughput_mib_s) / $_d")" ratio
 	for _m in connect transparent; do
+		_cpu=0 _bytes=0
 		eval "_cpu=\$CPU_$_m _bytes=\$BYTES_$_m"
 		[ "$_bytes" -gt 0 ] &&
 		    emit "${_m}_cpu_s_per_gib" \
@@ -445,6 +451,7 @@ row identity_lookup_new_process_us_median ""
 row rss_per_idle_tunnel_bytes "<= 4096"
 row rss_per_fresh_tunnel_bytes ""
 row rss_regrowth_per_idle_tunnel_bytes ""
+row tunnels_idle_open_first_us ""
 row tunnels_idle_open_last_us ""
 row dns_cached_answer_us "<= 50"
 row dns_world_direct_us "baseline"

@@ -209,6 +209,19 @@ parse_mode(char *spec, struct nb_mode *m, size_t samples)
 }
 
 static void
+mode_free(struct nb_mode *m)
+{
+	free(m->tcp);
+	free(m->tunnel);
+	free(m->tls);
+	free(m->ttfb);
+	if (m->nsfd != -1)
+		close(m->nsfd);
+	if (m->sock != -1)
+		close(m->sock);
+}
+
+static void
 set_timeouts(int fd)
 {
 	struct timeval tv = {NB_TIMEOUT_MS / 1000, 0};
@@ -442,6 +455,7 @@ cmd_conn(int argc, char **argv)
 		printf("conn_%s_ttfb_p90 %.1f us\n", m->label,
 		    pct(m->ttfb, m->n, 0.9));
 		errors += m->errors;
+		mode_free(m);
 	}
 	SSL_CTX_free(cfg.ctx);
 	return errors ? 1 : 0;
@@ -574,7 +588,7 @@ cmd_dns(int argc, char **argv)
 		printf(
 		    "dns_%s_p90 %.1f us\n", m->label, pct(m->ttfb, m->n, 0.9));
 		errors += m->errors;
-		close(m->sock);
+		mode_free(m);
 	}
 	return errors ? 1 : 0;
 }

@@ -159,7 +159,8 @@ egd_cpu_ticks() {
 
 egd_restart() {
 	egd_stop
-	egd_start -p "$EGD_POLICY" --max-conns-per-caller 100000 ||
+	egd_start -p "$EGD_POLICY" --max-conns-per-caller 100000 \
+	    ${BENCH_EGRESSD_ARGS:-} ||
 	    { say "egressd did not restart"; exit 1; }
 }
 
@@ -215,7 +216,8 @@ if [ -z "${ONLY_LOCAL:-}" ]; then
 	      - path: $CURL
 	      - path: $NB_REAL
 	EOF
-	egd_start -p "$EGD_POLICY" --max-conns-per-caller 100000 ||
+	egd_start -p "$EGD_POLICY" --max-conns-per-caller 100000 \
+	    ${BENCH_EGRESSD_ARGS:-} ||
 	    { say "egressd did not start"; exit 1; }
 	TICK=$(getconf CLK_TCK)
 fi

@@ -435,11 +435,11 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 		if (get_int(&v, n, "lookups", &i))
 			strbuf_printf(out, "%lld lookups", i);
 		if (get_int(&v, n, "p50_us", &i))
-			strbuf_printf(out, ", p50 %lldus", i);
+			strbuf_printf(out, ", p50 <=%lldus", i);
 		if (get_int(&v, n, "p90_us", &i))
-			strbuf_printf(out, ", p90 %lldus", i);
+			strbuf_printf(out, ", p90 <=%lldus", i);
 		if (get_int(&v, n, "p99_us", &i))
-			strbuf_printf(out, ", p99 %lldus", i);
+			strbuf_printf(out, ", p99 <=%lldus", i);
 		if (get_int(&v, n, "errors", &i))
 			strbuf_printf(
 			    out, ", %lld error%s", i, i == 1 ? "" : "s");

@@ -635,7 +635,7 @@ ctl_denials_format_text(const struct ctl_denials *dn, struct strbuf *out)
 		for (k = 0; k < g->nsamples; k++) {
 			strbuf_printf(
 			    out, "%*s%s ", (int)pad, "", k ? "     " : "e.g.:");
-			ctl_text_safe(out, g->samples[k]);
+			ctl_text_escaped(out, g->samples[k]);
 			strbuf_putc(out, '\n');
 		}
 		if (g->hint) {

@@ -51,8 +51,8 @@ ctl_text_duration(const char *s, uint64_t *seconds)
 	return true;
 }
 
-void
-ctl_text_safe(struct strbuf *out, const char *s)
+static void
+text_escaped(struct strbuf *out, const char *s, bool backslash)
 {
 	if (s == NULL) {
 		strbuf_putc(out, '-');
@@ -61,13 +61,25 @@ ctl_text_safe(struct strbuf *out, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '\\')
+		if (c == '\\' && backslash)
 			strbuf_puts(out, "\\\\");
 		else if (c >= 0x20 && c < 0x7f)
 			strbuf_putc(out, (char)c);
 		else
 			strbuf_printf(out, "\\x%02x", c);
 	}
+}
+
+void
+ctl_text_safe(struct strbuf *out, const char *s)
+{
+	text_escaped(out, s, true);
+}
+
+void
+ctl_text_escaped(struct strbuf *out, const char *s)
+{
+	text_escaped(out, s, false);
 }
 
 void

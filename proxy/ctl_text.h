@@ -24,6 +24,9 @@ bool ctl_text_duration(const char *s, uint64_t *seconds);
  * backslashes doubled, so a record cannot drive the terminal. NULL appends
  * "-". */
 void ctl_text_safe(struct strbuf *out, const char *s);
+/* For text egressd already escaped (command lines: "\\" and "\\xNN"):
+ * like ctl_text_safe() but a backslash passes as it is. */
+void ctl_text_escaped(struct strbuf *out, const char *s);
 
 /* Appends a time in milliseconds since the epoch as UTC ISO 8601
  * ("2026-11-30T01:35:12Z"); "-" for 0 or less. */

@@ -73,15 +73,18 @@ static void
 test_text(void)
 {
 	static const struct {
-		const char *in, *want;
+		const char *in, *want, *want_escaped;
 	} cases[] = {
-	    {"plain /usr/bin/curl", "plain /usr/bin/curl"},
-	    {"esc \033[31mred", "esc \\x1b[31mred"},
-	    {"nl\nx", "nl\\x0ax"},
-	    {"back\\slash", "back\\\\slash"},
-	    {"caf\xc3\xa9", "caf\\xc3\\xa9"},
-	    {"del\x7f", "del\\x7f"},
-	    {NULL, "-"},
+	    {"plain /usr/bin/curl", "plain /usr/bin/curl", NULL},
+	    {"esc \033[31mred", "esc \\x1b[31mred", NULL},
+	    {"nl\nx", "nl\\x0ax", NULL},
+	    {"back\\slash", "back\\\\slash", "back\\slash"},
+	    /* a command line as egressd escaped it stays as it is */
+	    {"curl -w %{http_code}\\n", "curl -w %{http_code}\\\\n",
+	        "curl -w %{http_code}\\n"},
+	    {"caf\xc3\xa9", "caf\\xc3\\xa9", NULL},
+	    {"del\x7f", "del\\x7f", NULL},
+	    {NULL, "-", NULL},
 	};
 	struct strbuf sb;
 	size_t i;
@@ -91,6 +94,12 @@ test_text(void)
 		strbuf_reset(&sb);
 		ctl_text_safe(&sb, cases[i].in);
 		tap_is_str(strbuf_str(&sb), cases[i].want, "safe text %zu", i);
+		strbuf_reset(&sb);
+		ctl_text_escaped(&sb, cases[i].in);
+		tap_is_str(strbuf_str(&sb),
+		    cases[i].want_escaped ? cases[i].want_escaped :
+		                            cases[i].want,
+		    "escaped text %zu", i);
 	}
 	strbuf_reset(&sb);
 	ctl_text_time(&sb, 1796050800000);

@@ -405,6 +405,21 @@ explain_deny(const struct policy *p, const struct decide_caller *c,
 			    "to allow it, add '- { host: %s, port: %u }' to the endpoints of a policy for the calling binary",
 			    d->host->name, d->port);
 		break;
+	case REASON_IDENTITY_NO_OWNER:
+		snprintf(r, rl, "%s", reason_text(out->reason));
+		snprintf(h, hl,
+		    "the caller exited (or handed the socket on and closed it) before it could be identified; if a live program keeps getting this, see docs/debugging.md");
+		break;
+	case REASON_IDENTITY_AMBIGUOUS:
+		snprintf(r, rl, "%s", reason_text(out->reason));
+		snprintf(h, hl,
+		    "processes running different executables hold this socket (it was passed between them), and egressd does not guess which one is calling: make the connection from the program that uses it");
+		break;
+	case REASON_IDENTITY_PID_REUSED:
+		snprintf(r, rl, "%s", reason_text(out->reason));
+		snprintf(h, hl,
+		    "the caller exited and its pid was reused while egressd looked it up; retrying the connection is safe");
+		break;
 	default:
 		/* identity and other daemon-side reasons */
 		snprintf(r, rl, "%s", reason_text(out->reason));

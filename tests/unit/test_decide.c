@@ -330,6 +330,36 @@ test_table(const struct policy *p)
 }
 
 /* Specific wording that operators rely on. */
+/* Each identity failure gets advice about its own cause. */
+static void
+test_identity_hints(const struct policy *p, struct decide_dest *dd)
+{
+	static const struct {
+		enum reason err;
+		const char *want;
+	} idcases[] = {
+	    {REASON_IDENTITY_NO_OWNER, "the caller exited"},
+	    {REASON_IDENTITY_AMBIGUOUS, "different executables hold"},
+	    {REASON_IDENTITY_PID_REUSED, "pid was reused"},
+	    {REASON_IDENTITY_UNREADABLE, "must run as root"},
+	    {REASON_IDENTITY_NO_SOCKET, "must run as root"},
+	    {REASON_IDENTITY_FAILED, "must run as root"},
+	};
+	struct decide_caller dc;
+	struct decision out;
+	size_t i;
+
+	memset(&dc, 0, sizeof(dc));
+	for (i = 0; i < sizeof(idcases) / sizeof(idcases[0]); i++) {
+		dc.identity_err = idcases[i].err;
+		decide(p, &dc, dd, POL, &out);
+		tap_ok(out.reason == idcases[i].err &&
+		        strstr(out.hint, idcases[i].want) != NULL,
+		    "%s: hint says '%s'", reason_code(idcases[i].err),
+		    idcases[i].want);
+	}
+}
+
 static void
 test_hints(const struct policy *p)
 {
@@ -380,6 +410,7 @@ test_hints(const struct policy *p)
 	decide(p, &dc, &dd, POL, &out);
 	tap_ok(strstr(out.hint, "an interpreter") != NULL,
 	    "binary hint warns when the binary is an interpreter");
+	test_identity_hints(p, &dd);
 }
 
 /*

@@ -23,7 +23,10 @@
 #include "http_body.h"
 #include "http_parse.h"
 #include "log.h"
+#include "intercept.h"
+#include "l7.h"
 #include "policy.h"
+#include "request.h"
 #include "session.h"
 #include "strbuf.h"
 #include "target.h"
@@ -52,6 +55,11 @@ struct forward {
 	bool resp_keep_alive;
 	uint64_t last_ms;
 	struct hostname host;
+	/* protocol: rest endpoints: the request decision's scratch, and the
+	 * canonical target it was made on (what goes upstream) */
+	struct l7_request *l7req;
+	struct strbuf canon;
+	bool use_canon;
 };
 
 static void client_read_cb(struct bufferevent *bev, void *arg);
@@ -125,6 +133,55 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	    (what & BEV_EVENT_ERROR) ? REASON_CONNECT_FAILED : REASON_ALLOWED);
 }
 
+/*
+ * The request decision for an endpoint with protocol: rest, as on an
+ * intercepted connection: logged, and a denial (enforce) answered with a
+ * 403. Returns whether the request may go upstream.
+ */
+static bool
+decide_request(struct forward *f, const uint8_t *head)
+{
+	struct session *s = f->s;
+	const struct policy_endpoint *eps[INTERCEPT_MAX_ENDPOINTS];
+	char method[HTTP_MAX_METHOD_LEN + 1], pbuf[HTTP_MAX_TARGET_LEN + 1];
+	struct l7_decision d;
+	const char *path;
+	size_t plen, n;
+	enum verdict v;
+
+	if (f->l7req == NULL && (f->l7req = malloc(sizeof(*f->l7req))) == NULL)
+		fatal("out of memory");
+	snprintf(method, sizeof(method), "%.*s", (int)f->req->method_span.len,
+	    (const char *)head + f->req->method_span.off);
+	path = http_request_path(f->req, head, &plen);
+	snprintf(
+	    pbuf, sizeof(pbuf), "%.*s", path ? (int)plen : 0, path ? path : "");
+	n = request_endpoints(
+	    s, s->policy, &f->host, eps, INTERCEPT_MAX_ENDPOINTS);
+	v = request_decide(
+	    s, eps, n, method, pbuf, strlen(pbuf), false, f->l7req, &d);
+	request_record(s, method, pbuf, v, d.reason, d.mode, s->policy_key,
+	    d.reason_text, d.hint[0] ? d.hint : NULL,
+	    d.by_text[0] ? d.by_text : NULL);
+	if (v == VERDICT_DENY) {
+		fwd_error(f, 403, d.reason, d.reason_text, d.hint, NULL);
+		return false;
+	}
+	/* upstream gets the path that was decided on */
+	f->use_canon = d.by != L7_BY_PATH;
+	if (f->use_canon) {
+		strbuf_reset(&f->canon);
+		strbuf_add(
+		    &f->canon, f->l7req->path, f->l7req->target.path_len);
+		if (f->l7req->target.has_query) {
+			strbuf_putc(&f->canon, '?');
+			strbuf_add(&f->canon, pbuf + f->l7req->target.query.off,
+			    f->l7req->target.query.len);
+		}
+	}
+	return true;
+}
+
 static void
 target_cb(struct target_result *res, void *arg)
 {
@@ -149,6 +206,12 @@ target_cb(struct target_result *res, void *arg)
 	res->fd = -1;
 	s->dst = res->dst;
 	s->dialed = true;
+	f->use_canon = false;
+	if (res->dec.verdict == VERDICT_ALLOW &&
+	    res->dec.protocol == PROTO_REST &&
+	    !decide_request(
+	        f, evbuffer_pullup(cin, (ev_ssize_t)f->req->head_len)))
+		return;
 	f->ubev = bufferevent_socket_new(s->d->base, s->ufd, 0);
 	if (f->ubev == NULL)
 		fatal("out of memory");
@@ -157,7 +220,9 @@ target_cb(struct target_result *res, void *arg)
 	/* the head as the origin wants it: origin-form, no hop-by-hop */
 	strbuf_init(&head, FWD_HEAD_MAX * 2);
 	if (!http_request_write_origin(f->req,
-	        evbuffer_pullup(cin, (ev_ssize_t)f->req->head_len), &head)) {
+	        evbuffer_pullup(cin, (ev_ssize_t)f->req->head_len),
+	        f->use_canon ? strbuf_str(&f->canon) : NULL,
+	        f->use_canon ? f->canon.len : 0, &head)) {
 		strbuf_free(&head);
 		fwd_error(f, 400, REASON_BAD_REQUEST, NULL, NULL,
 		    "the request cannot be rewritten for the origin");
@@ -380,6 +445,7 @@ forward_start(struct session *s, const uint8_t *buf, size_t len)
 		fatal("out of memory");
 	f->s = s;
 	f->last_ms = clock_ms();
+	strbuf_init(&f->canon, HTTP_MAX_TARGET_LEN + 1);
 	f->cbev = bufferevent_socket_new(s->d->base, s->cfd, 0);
 	if (f->cbev == NULL)
 		fatal("out of memory");
@@ -409,6 +475,8 @@ forward_free(struct forward *f)
 	if (f->cbev)
 		bufferevent_free(f->cbev);
 	free(f->req);
+	free(f->l7req);
+	strbuf_free(&f->canon);
 	free(f);
 }
 

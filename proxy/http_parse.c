@@ -1433,8 +1433,8 @@ add_span(struct strbuf *out, const uint8_t *buf, struct http_span sp)
 }
 
 bool
-http_request_write_origin(
-    const struct http_request *req, const uint8_t *buf, struct strbuf *out)
+http_request_write_origin(const struct http_request *req, const uint8_t *buf,
+    const char *target, size_t target_len, struct strbuf *out)
 {
 	const char *path;
 	size_t i, plen;
@@ -1442,7 +1442,12 @@ http_request_write_origin(
 	if (req->form == HTTP_TARGET_AUTHORITY ||
 	    (req->form != HTTP_TARGET_ABSOLUTE && !req->has_host))
 		return false;
-	path = http_request_path(req, buf, &plen);
+	if (target) {
+		path = target;
+		plen = target_len;
+	} else {
+		path = http_request_path(req, buf, &plen);
+	}
 	add_span(out, buf, req->method_span);
 	strbuf_putc(out, ' ');
 	strbuf_add(out, path, plen);

@@ -296,15 +296,18 @@ const struct http_header *http_find_header(const struct http_header *headers,
 
 /*
  * Appends the request head as the forward proxy sends it upstream:
- * "METHOD path HTTP/1.1", for absolute-form a Host built from the target
+ * "METHOD path HTTP/1.1" (path: target[0..target_len) when target is not
+ * NULL, e.g. the canonical form a decision was made on; else the path as
+ * received), for absolute-form a Host built from the target
  * (RFC 9112 §3.2.2: the received Host is dropped), the other headers minus
  * hop-by-hop ones (and Expect from an HTTP/1.0 client), "Connection:
  * keep-alive" or "close" from req->keep_alive, and the empty line. False
  * when the head has no Host to send (CONNECT, or HTTP/1.0 origin-form
  * without Host) or out's cap truncated it. Does not log.
  */
-bool http_request_write_origin(
-    const struct http_request *req, const uint8_t *buf, struct strbuf *out);
+bool http_request_write_origin(const struct http_request *req,
+    const uint8_t *buf, const char *target, size_t target_len,
+    struct strbuf *out);
 
 /* A precise English description of r, for the 4xx body and the log. */
 const char *http_strerror(enum http_result r);

@@ -5,6 +5,8 @@
  * the request decision to policies/l7.c.
  *
  *   client --TLS (our leaf)--> [head: decide] --TLS (verified)--> upstream
+ *   client --plain HTTP------> [head: decide] --plain HTTP------> upstream
+ *          (transparent connections to a port that does not carry TLS)
  *
  *   HANDSHAKE --both sides up--> REQ_HEAD --allowed--> EXCHANGE --> REQ_HEAD
  *                                   \--denied (enforce)--> discard body,
@@ -33,6 +35,7 @@
 #include "l7.h"
 #include "log.h"
 #include "policy.h"
+#include "request.h"
 #include "session.h"
 #include "strbuf.h"
 #include "tls_ca.h"
@@ -57,6 +60,7 @@ struct intercept {
 	struct event *linger;     /* closing: waits for both outputs to drain */
 	struct bufferevent *ubev; /* TLS client side (to upstream) */
 	enum ic_state state;
+	bool tls; /* false: plain HTTP (transparent, port 80 etc.) */
 	bool client_up, upstream_up;
 	char upstream_err[256]; /* why the upstream handshake failed */
 	const struct policy_endpoint *eps[INTERCEPT_MAX_ENDPOINTS];
@@ -101,40 +105,13 @@ intercept_free(struct intercept *ic)
 	free(ic);
 }
 
-/* One record per request decision (OCSF HTTP Activity). */
 static void
 record(struct intercept *ic, const char *method, const char *path,
     enum verdict v, enum reason why, enum policy_enforcement mode,
     const char *policy, const char *text, const char *hint, const char *detail)
 {
-	struct session *s = ic->s;
-	struct audit_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_HTTP;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
-	r.dst = &s->dst;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
-	r.verdict = v;
-	r.reason = why;
-	r.mode = mode;
-	r.overridden = s->d->cfg.override != DECIDE_MODE_POLICY;
-	r.policy = policy;
-	r.method = method;
-	r.path = path;
-	r.reason_text = text;
-	r.hint = hint;
-	r.detail = detail;
-	r.generation = s->policy ? s->policy->generation : 0;
-	audit_log(s->d->audit, &r);
+	request_record(
+	    ic->s, method, path, v, why, mode, policy, text, hint, detail);
 }
 
 /*
@@ -152,7 +129,9 @@ linger_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if ((evbuffer_get_length(bufferevent_get_output(ic->cbev)) == 0 &&
-	        evbuffer_get_length(bufferevent_get_output(ic->under)) == 0) ||
+	        (ic->under == NULL ||
+	            evbuffer_get_length(bufferevent_get_output(ic->under)) ==
+	                0)) ||
 	    clock_ms() - ic->last_ms > 5000) {
 		session_close(ic->s, ic->s->reason);
 		return;
@@ -248,27 +227,21 @@ static void
 decide_request(struct intercept *ic, const char *method, const char *target,
     size_t target_len, struct ic_verdict *out)
 {
-	struct session *s = ic->s;
-
-	l7_request_decide(ic->eps, ic->neps, method, target, target_len,
-	    ic->upgrade, s->policy ? s->policy->file : "-", ic->l7req, &out->d);
-	out->verdict = l7_verdict(&out->d, s->d->cfg.override);
-	if (s->d->cfg.override == DECIDE_MODE_ENFORCE)
-		out->d.mode = ENFORCE_ENFORCE;
-	else if (s->d->cfg.override == DECIDE_MODE_AUDIT)
-		out->d.mode = ENFORCE_AUDIT;
+	out->verdict = request_decide(ic->s, ic->eps, ic->neps, method, target,
+	    target_len, ic->upgrade, ic->l7req, &out->d);
 }
 
 /* ---- the request loop ----------------------------------------------------- */
 
 static bool
-host_matches(const struct session *s, const struct http_request *req)
+host_matches(const struct intercept *ic, const struct http_request *req)
 {
+	const struct session *s = ic->s;
 	uint16_t port;
 
 	if (!req->has_host)
 		return req->version == HTTP_VERSION_1_0;
-	port = req->host_hdr_port ? req->host_hdr_port : 443;
+	port = req->host_hdr_port ? req->host_hdr_port : ic->tls ? 443 : 80;
 	return port == s->port && strcmp(req->host_hdr.name, s->host) == 0;
 }
 
@@ -396,7 +369,7 @@ next_request(struct intercept *ic)
 	    pbuf, sizeof(pbuf), "%.*s", path ? (int)plen : 0, path ? path : "");
 	http_body_init(
 	    &ic->req_body, ic->req->framing, ic->req->content_length);
-	if (!host_matches(s, ic->req)) {
+	if (!host_matches(ic, ic->req)) {
 		char detail[2 * HOSTNAME_MAX + 64];
 
 		snprintf(detail, sizeof(detail),
@@ -672,32 +645,40 @@ intercept_rebind(struct intercept *ic, struct policy *p,
 	policy_unref(old);
 }
 
-struct intercept *
-intercept_start(struct session *s, const struct policy_endpoint *const *eps,
-    size_t neps, const uint8_t *held, size_t len)
+/* Plain HTTP: both sockets are connected and nothing needs a handshake;
+ * the requests already read wait in the client's input. */
+static void
+start_plain(struct intercept *ic, const uint8_t *held, size_t len)
 {
+	struct session *s = ic->s;
 	struct daemon *d = s->d;
-	struct intercept *ic = calloc(1, sizeof(*ic));
+
+	ic->cbev = bufferevent_socket_new(d->base, s->cfd, 0);
+	ic->ubev = bufferevent_socket_new(d->base, s->ufd, 0);
+	if (ic->cbev == NULL || ic->ubev == NULL)
+		fatal("out of memory");
+	/* the input's end is frozen (only the socket adds there) */
+	if (len)
+		evbuffer_prepend(bufferevent_get_input(ic->cbev), held, len);
+	ic->client_up = ic->upstream_up = true;
+	ic->state = IC_REQ_HEAD;
+}
+
+static bool
+start_tls(struct intercept *ic, const uint8_t *held, size_t len)
+{
+	struct session *s = ic->s;
+	struct daemon *d = s->d;
 	struct bufferevent *under;
 	struct hostname h;
 	SSL *cssl, *ussl;
 
-	if (ic == NULL || (ic->req = malloc(sizeof(*ic->req))) == NULL ||
-	    (ic->l7req = malloc(sizeof(*ic->l7req))) == NULL)
-		fatal("out of memory");
-	ic->s = s;
-	ic->last_ms = clock_ms();
-	strbuf_init(&ic->deny, 0);
-	intercept_rebind(ic, s->policy, eps, neps);
 	if (hostname_normalize(s->host, strlen(s->host), &h) != HOSTNAME_OK ||
-	    (cssl = tls_ca_server_ssl(d->ca, &h)) == NULL) {
-		intercept_free(ic);
-		return NULL;
-	}
+	    (cssl = tls_ca_server_ssl(d->ca, &h)) == NULL)
+		return false;
 	if ((ussl = tls_ca_client_ssl(d->ca, &h)) == NULL) {
 		SSL_free(cssl);
-		intercept_free(ic);
-		return NULL;
+		return false;
 	}
 	/* The client's TLS runs over a plain bufferevent holding the bytes
 	 * already read (the ClientHello egressd inspected). */
@@ -712,6 +693,29 @@ intercept_start(struct session *s, const struct policy_endpoint *const *eps,
 	    d->base, s->ufd, ussl, BUFFEREVENT_SSL_CONNECTING, 0);
 	if (ic->cbev == NULL || ic->ubev == NULL)
 		fatal("out of memory");
+	return true;
+}
+
+struct intercept *
+intercept_start(struct session *s, const struct policy_endpoint *const *eps,
+    size_t neps, const uint8_t *held, size_t len, bool tls)
+{
+	struct intercept *ic = calloc(1, sizeof(*ic));
+
+	if (ic == NULL || (ic->req = malloc(sizeof(*ic->req))) == NULL ||
+	    (ic->l7req = malloc(sizeof(*ic->l7req))) == NULL)
+		fatal("out of memory");
+	ic->s = s;
+	ic->tls = tls;
+	ic->last_ms = clock_ms();
+	strbuf_init(&ic->deny, 0);
+	intercept_rebind(ic, s->policy, eps, neps);
+	if (!tls)
+		start_plain(ic, held, len);
+	else if (!start_tls(ic, held, len)) {
+		intercept_free(ic);
+		return NULL;
+	}
 	bufferevent_setcb(
 	    ic->cbev, client_read_cb, drained_cb, client_event_cb, ic);
 	bufferevent_setcb(
@@ -720,7 +724,9 @@ intercept_start(struct session *s, const struct policy_endpoint *const *eps,
 	bufferevent_setwatermark(ic->ubev, EV_WRITE, IC_BUF_LOW, 0);
 	bufferevent_enable(ic->cbev, EV_READ | EV_WRITE);
 	bufferevent_enable(ic->ubev, EV_READ | EV_WRITE);
+	/* bytes already here: from the loop, once the caller holds ic */
 	if (len)
-		bufferevent_trigger(under, EV_READ, 0);
+		bufferevent_trigger(ic->under ? ic->under : ic->cbev, EV_READ,
+		    BEV_TRIG_DEFER_CALLBACKS);
 	return ic;
 }

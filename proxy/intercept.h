@@ -9,6 +9,7 @@
 #ifndef EGRESSD_INTERCEPT_H
 #define EGRESSD_INTERCEPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,13 +21,14 @@ struct policy_endpoint;
 
 /*
  * Takes over s's client and upstream sockets (both connected). held[0..len)
- * are client bytes already read (the start of its ClientHello). eps are the
- * endpoints that allow the connection (their rules decide the requests).
- * Closes s when done.
+ * are client bytes already read: the start of its ClientHello (tls), or of
+ * its first request (plain HTTP, tls false: no TLS on either side). eps
+ * are the endpoints that allow the connection (their rules decide the
+ * requests). Closes s when done.
  */
 struct intercept *intercept_start(struct session *s,
     const struct policy_endpoint *const *eps, size_t neps, const uint8_t *held,
-    size_t len);
+    size_t len, bool tls);
 void intercept_free(struct intercept *ic);
 /* After a reload: requests are decided by these endpoints of p from now on
  * (the intercept holds a reference to p). */

@@ -27,6 +27,7 @@
 #include "http_parse.h"
 #include "identity.h"
 #include "intercept.h"
+#include "request.h"
 #include "log.h"
 #include "policy.h"
 #include "relay.h"
@@ -699,8 +700,8 @@ connect_target_cb(struct target_result *res, void *arg)
 			session_close(s, REASON_CONNECT_FAILED);
 			return;
 		}
-		session_intercept(
-		    s, &u->host, u->buf + u->held_off, u->len - u->held_off);
+		session_intercept(s, &u->host, u->buf + u->held_off,
+		    u->len - u->held_off, true);
 		return;
 	}
 	start_tunnel(s);
@@ -708,21 +709,13 @@ connect_target_cb(struct target_result *res, void *arg)
 
 bool
 session_intercept(struct session *s, const struct hostname *host,
-    const uint8_t *held, size_t len)
+    const uint8_t *held, size_t len, bool tls)
 {
 	const struct policy_endpoint *eps[INTERCEPT_MAX_ENDPOINTS];
-	struct decide_caller view;
-	struct decide_dest dest;
-	size_t n;
+	size_t n =
+	    request_endpoints(s, s->policy, host, eps, INTERCEPT_MAX_ENDPOINTS);
 
-	caller_view(
-	    &s->caller, s->l->kind == LISTEN_UNIX ? NULL : &s->src, &view);
-	dest.host = host;
-	dest.port = s->port;
-	dest.source = s->source;
-	n = decide_allowing(
-	    s->policy, &view, &dest, eps, INTERCEPT_MAX_ENDPOINTS);
-	s->ic = intercept_start(s, eps, n, held, len);
+	s->ic = intercept_start(s, eps, n, held, len, tls);
 	if (s->ic == NULL) {
 		session_close(s, REASON_UPSTREAM_TLS_FAILED);
 		return false;

@@ -77,13 +77,14 @@ void session_accept(struct listener *l, int fd);
 /* A new session for an accepted socket, linked into the daemon. */
 struct session *session_new(struct listener *l, int fd);
 /*
- * Switches an allowed connection whose endpoints all inspect requests
+ * Switches an allowed connection whose endpoints inspect requests
  * (protocol: rest) to interception; held[0..len) are client bytes already
- * read. Returns false when interception could not start (s is then
- * closed).
+ * read; tls false for plain HTTP (nothing to terminate, requests decided
+ * all the same). Returns false when interception could not start (s is
+ * then closed).
  */
 bool session_intercept(struct session *s, const struct hostname *host,
-    const uint8_t *held, size_t len);
+    const uint8_t *held, size_t len, bool tls);
 /* Binds the caller of s (sock_diag + /proc, or SO_PEERCRED for Unix
  * sockets): local is the destination as the client sees it. */
 void session_bind_identity(struct session *s, const struct sockaddr *peer,

@@ -130,10 +130,12 @@ target_cb(struct target_result *res, void *arg)
 	s->dst = res->dst;
 	s->dialed = true;
 	if (res->dec.verdict == VERDICT_ALLOW &&
-	    res->dec.protocol == PROTO_REST && t->kind == TP_TLS) {
+	    res->dec.protocol == PROTO_REST) {
 		/* the endpoint inspects requests: terminate the TLS whose
-		 * ClientHello is already here */
-		session_intercept(s, &t->host, t->buf, t->len);
+		 * ClientHello is already here, or decide plain HTTP requests
+		 * one by one from the first one, already here */
+		session_intercept(
+		    s, &t->host, t->buf, t->len, t->kind == TP_TLS);
 		return;
 	}
 	s->relay = relay_start(

@@ -77,7 +77,7 @@ check_rewrite(const struct http_request *q, const uint8_t *buf)
 	enum http_result r;
 
 	strbuf_init(&sb, 0);
-	if (!http_request_write_origin(q, buf, &sb)) {
+	if (!http_request_write_origin(q, buf, NULL, 0, &sb)) {
 		CHECK(q->form == HTTP_TARGET_AUTHORITY ||
 		    (q->form != HTTP_TARGET_ABSOLUTE && !q->has_host));
 		strbuf_free(&sb);

@@ -34,7 +34,7 @@ network_policies:
   web:
     endpoints:
       - host: example.com
-        port: 443
+        ports: [443, 80]
         protocol: rest
         access: read-only
         rules:
@@ -114,6 +114,31 @@ t_is "$out" 403 "a WebSocket upgrade outside access: full is refused"
 out=$(run curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge \
     https://example.com/ 2>&1)
 t_check "HTTP/2 prior knowledge is refused ($out)" test "$out" != 200
+
+# --- plain HTTP to the same endpoint: decided request by request too ----------
+t_is "$(code http://example.com/echo/x)" 200 \
+	"transparent plain HTTP: GET allowed by the preset"
+body=$(run curl -s -X DELETE http://example.com/echo/x)
+t_check "transparent plain HTTP: DELETE refused with the JSON 403" \
+	sh -c 'printf "%s" "$1" | '"$PY"' -c "import json,sys; d=json.load(sys.stdin); assert d[\"method\"]==\"DELETE\" and d[\"reason\"]==\"method_not_allowed\""' _ "$body"
+out=$(run sh -c 'curl -s -o /dev/null -w "%{http_code} " -X DELETE http://example.com/echo/a --next -s -o /dev/null -w "%{http_code} %{num_connects}" http://example.com/echo/b')
+t_is "$out" "403 200 0" "transparent plain HTTP: the connection stays usable"
+uri=$(run curl -s --path-as-is "http://example.com/echo/a/%2e%2e/x//y?q=1" |
+    grep "^uri ")
+t_is "$uri" "uri /echo/x/y?q=1" \
+	"transparent plain HTTP: the server gets the canonical path"
+px() { egd__run "--ca-bundle $BUNDLE" "$@"; }
+t_is "$(px curl -s -o /dev/null -w '%{http_code}' http://example.com/echo/x)" \
+	200 "explicit proxy plain HTTP: GET allowed by the preset"
+out=$(px curl -s -w ' %{http_code}' -X DELETE http://example.com/echo/x)
+t_check "explicit proxy plain HTTP: DELETE refused with its reason ($out)" \
+	sh -c 'printf "%s" "$1" | tr -d "\n" | grep -q "method_not_allowed.* 403$"' _ "$out"
+uri=$(px curl -s --path-as-is "http://example.com/echo/a/%2e%2e/x//y?q=1" |
+    grep "^uri ")
+t_is "$uri" "uri /echo/x/y?q=1" \
+	"explicit proxy plain HTTP: the server gets the canonical path"
+t_check "...each request logged with its decision" \
+	egd_json_has '"class_uid":4002.*"port":80\b.*"http_method":"DELETE","url":{"path":"/echo/x".*"reason":"method_not_allowed"'
 
 # --- upstream certificates ------------------------------------------------------
 out=$(run curl -s -w '%{http_code}' https://badcert.example/)

@@ -1754,7 +1754,7 @@ run_rewrites(void)
 			continue;
 		}
 		strbuf_init(&sb, 0);
-		ok = http_request_write_origin(&q, g, &sb);
+		ok = http_request_write_origin(&q, g, NULL, 0, &sb);
 		if (c->want == NULL) {
 			tap_ok(!ok, "rewrite %s: refused", c->name);
 		} else {
@@ -1779,7 +1779,8 @@ run_rewrites(void)
 
 		(void)http_parse_request(g, len, MAXH, &q, &eoff);
 		strbuf_init(&sb, 16);
-		tap_ok(!http_request_write_origin(&q, g, &sb) && sb.truncated,
+		tap_ok(!http_request_write_origin(&q, g, NULL, 0, &sb) &&
+		        sb.truncated,
 		    "rewrite: truncation reported");
 		strbuf_free(&sb);
 	}

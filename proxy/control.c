@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "session.h"
 #include "strbuf.h"
+#include "tls_ca.h"
 
 #define CTL_LINE_MAX     4096
 #define CTL_REQUEST_MS   5000
@@ -244,6 +245,19 @@ answer_status(struct control *c, struct strbuf *o)
 	    (unsigned long long)rs.failures,
 	    (unsigned long long)histogram_quantile_us(&d->stats.dns_us, 0.5),
 	    (unsigned long long)histogram_quantile_us(&d->stats.dns_us, 0.99));
+	if (d->ca) {
+		struct tls_ca_stats ts;
+
+		tls_ca_get_stats(d->ca, &ts);
+		strbuf_printf(o,
+		    ",\"tls\":{\"leaves_minted\":%llu,\"leaf_cache_hits\":%llu,\"mint_us_avg\":%llu,\"mint_us_max\":%llu}",
+		    (unsigned long long)ts.minted,
+		    (unsigned long long)ts.cache_hits,
+		    (unsigned long long)(ts.minted ?
+		            ts.mint_us_total / ts.minted :
+		            0),
+		    (unsigned long long)ts.mint_us_max);
+	}
 	(void)first;
 	strbuf_puts(o, "}\n");
 }

@@ -444,6 +444,17 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 			strbuf_printf(
 			    out, ", %lld error%s", i, i == 1 ? "" : "s");
 	}
+	if ((n = json_get(&v.d, root, "tls")) != NULL) {
+		strbuf_puts(out, "\ntls         ");
+		if (get_int(&v, n, "leaves_minted", &i))
+			strbuf_printf(out, "%lld leaves minted", i);
+		if (get_int(&v, n, "mint_us_avg", &i))
+			strbuf_printf(out, " (avg %lldus", i);
+		if (get_int(&v, n, "mint_us_max", &i))
+			strbuf_printf(out, ", max %lldus)", i);
+		if (get_int(&v, n, "leaf_cache_hits", &i))
+			strbuf_printf(out, ", %lld cache hits", i);
+	}
 	if ((n = json_get(&v.d, root, "dns")) != NULL) {
 		strbuf_puts(out, "\ndns         ");
 		counters(out, &v, n, dns_keys, dns_keys);

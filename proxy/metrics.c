@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "session.h"
 #include "strbuf.h"
+#include "tls_ca.h"
 
 struct metrics {
 	struct daemon *d;
@@ -67,7 +68,8 @@ metrics_format(struct daemon *d, struct strbuf *o)
 					        d->stats.decisions[v][r][m]);
 	for (s = d->sessions; s; s = s->next)
 		active += s->state == SESSION_RELAY ||
-		    s->state == SESSION_PEEK || s->state == SESSION_FORWARD;
+		    s->state == SESSION_PEEK || s->state == SESSION_FORWARD ||
+		    s->state == SESSION_INTERCEPT;
 	strbuf_printf(o,
 	    "# HELP egressd_active_tunnels Established connections.\n# TYPE egressd_active_tunnels gauge\negressd_active_tunnels %u\n",
 	    active);
@@ -97,6 +99,18 @@ metrics_format(struct daemon *d, struct strbuf *o)
 	    "egressd_dns_queries_total{outcome=\"malformed\"} %llu\n",
 	    (unsigned long long)ds.answered, (unsigned long long)ds.refused,
 	    (unsigned long long)ds.failed, (unsigned long long)ds.malformed);
+	if (d->ca) {
+		struct tls_ca_stats ts;
+
+		tls_ca_get_stats(d->ca, &ts);
+		strbuf_printf(o,
+		    "# HELP egressd_tls_leaves_minted_total Interception leaf certificates minted.\n# TYPE egressd_tls_leaves_minted_total counter\negressd_tls_leaves_minted_total %llu\n"
+		    "# HELP egressd_tls_leaf_cache_hits_total Intercepted connections served by a cached leaf.\n# TYPE egressd_tls_leaf_cache_hits_total counter\negressd_tls_leaf_cache_hits_total %llu\n"
+		    "# HELP egressd_tls_leaf_mint_seconds_total Time spent minting leaves.\n# TYPE egressd_tls_leaf_mint_seconds_total counter\negressd_tls_leaf_mint_seconds_total %.6f\n",
+		    (unsigned long long)ts.minted,
+		    (unsigned long long)ts.cache_hits,
+		    (double)ts.mint_us_total / 1e6);
+	}
 	strbuf_printf(o,
 	    "# HELP egressd_policy_generation Generation of the policy in force.\n# TYPE egressd_policy_generation gauge\negressd_policy_generation %llu\n",
 	    (unsigned long long)d->generation);

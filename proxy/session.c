@@ -952,6 +952,10 @@ session_sweep(struct daemon *d)
 		    now - forward_last_active_ms(s->fwd) >
 		        d->cfg.idle_timeout_ms)
 			session_close(s, REASON_TIMEOUT);
+		else if (s->state == SESSION_INTERCEPT && s->ic &&
+		    now - intercept_last_active_ms(s->ic) >
+		        d->cfg.idle_timeout_ms)
+			session_close(s, REASON_TIMEOUT);
 	}
 }
 
@@ -970,7 +974,7 @@ session_recheck(
 
 	if (!s->decided || s->host == NULL ||
 	    (s->state != SESSION_PEEK && s->state != SESSION_RELAY &&
-	        s->state != SESSION_FORWARD))
+	        s->state != SESSION_FORWARD && s->state != SESSION_INTERCEPT))
 		return; /* not established: its pipeline decides on */
 	if (hostname_normalize(s->host, strlen(s->host), &h) != HOSTNAME_OK)
 		return;

@@ -174,4 +174,47 @@ t_ok $? "git push under access: full"
 t_is "$(run git ls-remote "$WORLD_GIT_URL" main | cut -f1)" \
 	"$(git -C "$T_DIR/widget" rev-parse HEAD)" "...and the push arrived"
 egd_stop
+
+# --- reloads and the idle timeout reach intercepted connections ----------------
+# held CLIENT_UP CLIENT_OUT: an intercepted connection to example.com that
+# made one request, then waits for egressd to close it (prints "closed")
+held() {
+	run $PY -c '
+import http.client, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[3])
+c = http.client.HTTPSConnection("example.com", 443, context=ctx, timeout=30)
+c.request("GET", "/echo/held")
+r = c.getresponse()
+r.read()
+open(sys.argv[1], "w").write("open %d\n" % r.status)
+try:
+    print("closed" if c.sock.recv(100) == b"" else "data")
+except (ssl.SSLError, ConnectionError):
+    print("closed")
+except TimeoutError:
+    print("still open")' "$1" "$2" "$BUNDLE" >"$2" 2>"$2.err"
+}
+cp "$T_DIR/ro.yaml" "$T_DIR/live.yaml"
+egd_start -p "$T_DIR/live.yaml" || { echo "Bail out! restart"; exit 1; }
+BUNDLE=$EGD_CA_BUNDLE
+held "$T_DIR/held1.up" "$T_DIR/held1.out" &
+client=$!
+t_wait_grep "$T_DIR/held1.up" "open 200" 1000
+sed 's/host: example.com$/host: example.net/' "$T_DIR/ro.yaml" >"$T_DIR/live.yaml"
+kill -HUP "$EGD_PID"
+wait "$client"
+t_is "$(cat "$T_DIR/held1.out")" closed \
+	"an intercepted connection the reloaded policy revokes is closed"
+t_check "...logged as policy_revoked" \
+	egd_json_has '"hostname":"example.com".*"reason":"policy_revoked"'
+egd_stop
+egd_start -p "$T_DIR/ro.yaml" --idle-timeout-ms 1500 ||
+	{ echo "Bail out! restart"; exit 1; }
+BUNDLE=$EGD_CA_BUNDLE
+held "$T_DIR/held2.up" "$T_DIR/held2.out"
+t_is "$(cat "$T_DIR/held2.out")" closed \
+	"an idle intercepted connection is closed after --idle-timeout-ms"
+t_check "...logged with reason timeout" \
+	egd_json_has '"class_uid":4001.*"hostname":"example.com".*"reason":"timeout"'
+egd_stop
 t_done

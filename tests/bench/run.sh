@@ -15,7 +15,7 @@
 # processes per mode, 40), BENCH_DNS_SAMPLES (2000), BENCH_TUNNELS (idle
 # tunnels, 3000 or what the file limit allows), BENCH_IDENTITY_PROCS (5000),
 # BENCH_ONLY (space-separated subset of: decide identity throughput latency
-# dns tunnels), BENCH_RESULTS (a file that gets a copy of the figures).
+# intercept dns tunnels), BENCH_RESULTS (a file that gets a copy of the figures).
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +33,7 @@ SAMPLES=${BENCH_SAMPLES:-300}
 CURL_SAMPLES=${BENCH_CURL_SAMPLES:-40}
 DNS_SAMPLES=${BENCH_DNS_SAMPLES:-2000}
 ID_PROCS=${BENCH_IDENTITY_PROCS:-5000}
-ONLY=${BENCH_ONLY:-decide identity throughput latency dns tunnels}
+ONLY=${BENCH_ONLY:-decide identity throughput latency intercept dns tunnels}
 
 NETBENCH=$BUILD/tests/helpers/netbench
 DECIDE_BENCH=$BUILD/tests/helpers/decide_bench
@@ -212,6 +212,7 @@ if [ -z "${ONLY_LOCAL:-}" ]; then
 	    endpoints:
 	      - { host: github.com, port: 443 }
 	      - { host: example.com, port: 9 }
+	      - { host: objects.githubusercontent.com, port: 443, protocol: rest, access: read-only }
 	    binaries:
 	      - path: $CURL
 	      - path: $NB_REAL
@@ -377,6 +378,113 @@ if want latency; then
 	    "(a new process each time: egressd looks it up afresh)"
 fi
 
+# ---- 8. TLS interception (protocol: rest) ----------------------------------------
+
+if want intercept; then
+	OBJ=$(world_addr objects.githubusercontent.com)
+	# egressd's bundle: the world's CA (--upstream-ca) plus egressd's CA,
+	# so one trust file serves the direct and the intercepted path
+	BUNDLE=$EGD_CA_BUNDLE
+	_url="https://objects.githubusercontent.com$WORLD_BIG_URLPATH"
+	_fmt='%{http_code} %{size_download} %{time_total}\n'
+	say
+	say "== TLS interception: bulk download of" \
+	    "$((WORLD_BIG_SIZE >> 20)) MiB from an endpoint with protocol:" \
+	    "rest (egressd terminates TLS, decides the GET, re-encrypts)" \
+	    "vs direct TLS; $ROUNDS rounds, modes interleaved"
+	: >"$T_DIR/ibulk-direct"
+	: >"$T_DIR/ibulk-intercept"
+	_c=0
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		for _m in direct intercept; do
+			if [ "$_m" = direct ]; then
+				_out=$(world_run "$PROXY_NS" "$CURL" --http1.1 \
+				    -s -o /dev/null --max-time 120 \
+				    --cacert "$BUNDLE" -w "$_fmt" "$_url")
+			else
+				_c0=$(egd_cpu_ticks)
+				_out=$(egd_run "$CURL" --http1.1 -s -o /dev/null \
+				    --max-time 120 --cacert "$BUNDLE" \
+				    -w "$_fmt" "$_url" 2>/dev/null)
+				_c=$((_c + $(egd_cpu_ticks) - _c0))
+			fi
+			# shellcheck disable=SC2086
+			set -- $_out
+			if [ "${1:-}" != 200 ] ||
+			    [ "${2:-}" != "$WORLD_BIG_SIZE" ]; then
+				say "intercept $_m download failed: '$_out'"
+				FAILED=1
+				continue
+			fi
+			calc "$2 / $3 / 1048576" 1 >>"$T_DIR/ibulk-$_m"
+		done
+		_r=$((_r + 1))
+	done
+	for _m in direct intercept; do
+		# shellcheck disable=SC2046
+		set -- $(stats <"$T_DIR/ibulk-$_m")
+		emit "tls_${_m}_throughput_mib_s" "$1" MiB/s
+	done
+	emit intercept_throughput_ratio "$(calc \
+	    "$(val tls_intercept_throughput_mib_s) / $(val tls_direct_throughput_mib_s)")" \
+	    ratio
+	emit intercept_cpu_s_per_gib "$(calc "$_c / $TICK / \
+	    ($ROUNDS * $WORLD_BIG_SIZE / 1073741824)")" s/GiB
+	say "direct TLS $(val tls_direct_throughput_mib_s) MiB/s," \
+	    "intercepted $(val tls_intercept_throughput_mib_s) MiB/s" \
+	    "(x$(val intercept_throughput_ratio)); egressd CPU" \
+	    "$(val intercept_cpu_s_per_gib) s/GiB"
+
+	say
+	say "== new intercepted connections to a host whose leaf is cached:" \
+	    "TCP + CONNECT + TLS with egressd + GET / (decided, re-sent over" \
+	    "egressd's own TLS to the origin) to the first byte; $SAMPLES" \
+	    "per mode after 20 of warm-up, interleaved with direct TLS"
+	take timeout -k 5 300 ip netns exec "$SBX" "$NETBENCH" conn \
+	    -n "$SAMPLES" -w 20 -C "$BUNDLE" \
+	    -H objects.githubusercontent.com \
+	    "tlsdirect:$PROXY_NS:$OBJ:443" \
+	    "intercept:-:127.0.0.1:3128:connect"
+	emit intercept_added_latency_us "$(calc \
+	    "$(val conn_intercept_ttfb_median) - $(val conn_tlsdirect_ttfb_median)" \
+	    1)" us
+
+	# leaf minting: a fresh egressd, one connection to each world name
+	# (the first connection to a host mints its leaf; the upstream
+	# verdict does not matter here)
+	_names="github.com api.github.com objects.githubusercontent.com
+	    pypi.org files.pythonhosted.org example.com evil.example
+	    rebind.example badcert.example wrongname.example"
+	EGD_POLICY_KEEP=$EGD_POLICY
+	{
+		printf 'version: 1\nnetwork_policies:\n  mint:\n    endpoints:\n'
+		for _h in $_names; do
+			printf '      - { host: %s, port: 443, protocol: rest, access: read-only }\n' "$_h"
+		done
+		printf '    binaries:\n      - path: %s\n' "$CURL"
+	} | egd_policy bench-mint.yaml
+	egd_restart
+	BUNDLE=$EGD_CA_BUNDLE
+	for _h in $_names; do
+		egd_run "$CURL" -s -o /dev/null --max-time 10 \
+		    --cacert "$BUNDLE" "https://$_h/" 2>/dev/null
+	done
+	_st=$(EGRESSD_CONTROL=$EGD_CONTROL "$BUILD/egressctl" status --json)
+	emit tls_leaves_minted "$(printf '%s' "$_st" | "$WORLD_PY" -c \
+	    'import json,sys; print(json.load(sys.stdin)["tls"]["leaves_minted"])')" count
+	emit tls_leaf_mint_us_avg "$(printf '%s' "$_st" | "$WORLD_PY" -c \
+	    'import json,sys; print(json.load(sys.stdin)["tls"]["mint_us_avg"])')" us
+	emit tls_leaf_mint_us_max "$(printf '%s' "$_st" | "$WORLD_PY" -c \
+	    'import json,sys; print(json.load(sys.stdin)["tls"]["mint_us_max"])')" us
+	EGD_POLICY=$EGD_POLICY_KEEP
+	egd_restart
+	say "a new intercepted connection adds $(val intercept_added_latency_us)" \
+	    "us (leaf cached); minting a leaf for a new host takes" \
+	    "$(val tls_leaf_mint_us_avg) us on average" \
+	    "($(val tls_leaves_minted) hosts, max $(val tls_leaf_mint_us_max) us)"
+fi
+
 # ---- 6. the policy DNS server ---------------------------------------------------
 
 if want dns; then
@@ -458,6 +566,10 @@ row rss_per_fresh_tunnel_bytes ""
 row rss_regrowth_per_idle_tunnel_bytes ""
 row tunnels_idle_open_first_us ""
 row tunnels_idle_open_last_us ""
+row intercept_throughput_ratio ">= 0.5"
+row intercept_cpu_s_per_gib ""
+row intercept_added_latency_us "<= 1500"
+row tls_leaf_mint_us_avg "reported"
 row dns_cached_answer_us "<= 50"
 row dns_world_direct_us "baseline"
 for _n in 10 100 1000 10000; do

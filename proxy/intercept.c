@@ -43,6 +43,7 @@
 #define IC_HEAD_MAX (16u << 10)
 #define IC_BUF_HIGH (256u << 10)
 #define IC_BUF_LOW  (64u << 10)
+#define IC_IO_MAX   (256 << 10) /* bytes per read or write call */
 
 enum ic_state {
 	IC_HANDSHAKE,
@@ -693,6 +694,13 @@ start_tls(struct intercept *ic, const uint8_t *held, size_t len)
 	    d->base, s->ufd, ussl, BUFFEREVENT_SSL_CONNECTING, 0);
 	if (ic->cbev == NULL || ic->ubev == NULL)
 		fatal("out of memory");
+	/* bulk transfers: fewer, larger system calls than libevent's 16 KiB
+	 * default. (Not SSL read-ahead upstream: bytes OpenSSL buffered
+	 * would wait for the socket's next readiness.) */
+	bufferevent_set_max_single_read(under, IC_IO_MAX);
+	bufferevent_set_max_single_write(under, IC_IO_MAX);
+	bufferevent_set_max_single_read(ic->ubev, IC_IO_MAX);
+	bufferevent_set_max_single_write(ic->ubev, IC_IO_MAX);
 	return true;
 }
 

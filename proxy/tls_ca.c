@@ -26,6 +26,7 @@
 struct leaf {
 	char name[HOSTNAME_MAX + 1];
 	X509 *cert;
+	SSL_SESSION *upstream; /* the host's last session ticket, unused */
 	uint64_t used;
 };
 
@@ -238,6 +239,38 @@ alpn_select_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	return SSL_TLSEXT_ERR_NOACK; /* no ALPN: HTTP/1.1 by default */
 }
 
+static struct leaf *
+leaf_find(struct tls_ca *ca, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ca->nleaves; i++)
+		if (strcmp(ca->leaves[i].name, name) == 0)
+			return &ca->leaves[i];
+	return NULL;
+}
+
+/*
+ * Upstream session resumption: a session (TLS 1.3 ticket) the real server
+ * issued after a verified handshake is kept with the host's leaf and
+ * offered on the next connection to that host, which then skips the
+ * certificate chain (verified when the session was made). Tickets are
+ * used once.
+ */
+static int
+new_session_cb(SSL *ssl, SSL_SESSION *sess)
+{
+	struct tls_ca *ca = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+	const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+	struct leaf *l;
+
+	if (ca == NULL || name == NULL || (l = leaf_find(ca, name)) == NULL)
+		return 0; /* not kept: OpenSSL frees it */
+	SSL_SESSION_free(l->upstream);
+	l->upstream = sess;
+	return 1;
+}
+
 static bool
 make_contexts(
     struct tls_ca *ca, const struct tls_ca_opts *o, char *err, size_t errlen)
@@ -254,6 +287,10 @@ make_contexts(
 	SSL_CTX_set_alpn_select_cb(ca->server_ctx, alpn_select_cb, NULL);
 	SSL_CTX_set_options(ca->client_ctx, SSL_OP_NO_RENEGOTIATION);
 	SSL_CTX_set_verify(ca->client_ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_app_data(ca->client_ctx, ca);
+	SSL_CTX_set_session_cache_mode(ca->client_ctx,
+	    SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(ca->client_ctx, new_session_cb);
 	if (o->roots ? SSL_CTX_load_verify_locations(
 	                   ca->client_ctx, o->roots, NULL) != 1 :
 	               SSL_CTX_set_default_verify_paths(ca->client_ctx) != 1) {
@@ -303,8 +340,10 @@ tls_ca_free(struct tls_ca *ca)
 
 	if (ca == NULL)
 		return;
-	for (i = 0; i < ca->nleaves; i++)
+	for (i = 0; i < ca->nleaves; i++) {
 		X509_free(ca->leaves[i].cert);
+		SSL_SESSION_free(ca->leaves[i].upstream);
+	}
 	free(ca->leaves);
 	X509_free(ca->cert);
 	EVP_PKEY_free(ca->key);
@@ -347,12 +386,11 @@ leaf_for(struct tls_ca *ca, const struct hostname *host)
 	size_t i;
 
 	ca->tick++;
-	for (i = 0; i < ca->nleaves; i++)
-		if (strcmp(ca->leaves[i].name, host->name) == 0) {
-			ca->leaves[i].used = ca->tick;
-			ca->st.cache_hits++;
-			return ca->leaves[i].cert;
-		}
+	if ((slot = leaf_find(ca, host->name)) != NULL && slot->cert) {
+		slot->used = ca->tick;
+		ca->st.cache_hits++;
+		return slot->cert;
+	}
 	if (ca->nleaves < ca->max) {
 		slot = &ca->leaves[ca->nleaves++];
 	} else {
@@ -362,6 +400,8 @@ leaf_for(struct tls_ca *ca, const struct hostname *host)
 				slot = &ca->leaves[i];
 		X509_free(slot->cert);
 		slot->cert = NULL;
+		SSL_SESSION_free(slot->upstream);
+		slot->upstream = NULL;
 	}
 	t0 = clock_us();
 	slot->cert = mint(ca, host);
@@ -401,6 +441,7 @@ tls_ca_client_ssl(struct tls_ca *ca, const struct hostname *host)
 {
 	static const unsigned char h11[] = "\x08http/1.1";
 	SSL *ssl = SSL_new(ca->client_ctx);
+	struct leaf *l;
 
 	if (ssl == NULL)
 		return NULL;
@@ -411,6 +452,13 @@ tls_ca_client_ssl(struct tls_ca *ca, const struct hostname *host)
 		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host->name);
 	}
 	SSL_set_alpn_protos(ssl, h11, sizeof(h11) - 1);
+	if (host->kind == HOSTNAME_NAME &&
+	    (l = leaf_find(ca, host->name)) != NULL && l->upstream) {
+		if (SSL_set_session(ssl, l->upstream) == 1)
+			ca->st.upstream_resumptions++;
+		SSL_SESSION_free(l->upstream);
+		l->upstream = NULL;
+	}
 	return ssl;
 }
 

@@ -31,6 +31,7 @@ struct tls_ca_opts {
 struct tls_ca_stats {
 	uint64_t minted, cache_hits;
 	uint64_t mint_us_total, mint_us_max;
+	uint64_t upstream_resumptions; /* sessions offered to a server again */
 };
 
 struct tls_ca *tls_ca_new(

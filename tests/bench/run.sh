@@ -190,7 +190,7 @@ if want identity; then
 fi
 
 case " $ONLY " in
-*" throughput "* | *" latency "* | *" dns "* | *" tunnels "*) ;;
+*" throughput "* | *" latency "* | *" intercept "* | *" dns "* | *" tunnels "*) ;;
 *) ONLY_LOCAL=1 ;;
 esac
 

@@ -115,6 +115,10 @@ out=$(run curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge \
     https://example.com/ 2>&1)
 t_check "HTTP/2 prior knowledge is refused ($out)" test "$out" != 200
 
+st=$(EGRESSD_CONTROL=$EGD_CONTROL "${EGRESSD_BUILD:-$EGD_ROOT/build}/egressctl" status --json)
+t_check "egressd offers upstream TLS sessions again (resumption per host)" \
+	sh -c 'printf "%s" "$1" | '"$PY"' -c "import json,sys; t=json.load(sys.stdin)[\"tls\"]; assert t[\"upstream_resumptions\"] > 0 and t[\"leaf_cache_hits\"] > 0, t"' _ "$st"
+
 # --- plain HTTP to the same endpoint: decided request by request too ----------
 t_is "$(code http://example.com/echo/x)" 200 \
 	"transparent plain HTTP: GET allowed by the preset"

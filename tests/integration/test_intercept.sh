@@ -179,6 +179,38 @@ t_is "$(run git ls-remote "$WORLD_GIT_URL" main | cut -f1)" \
 	"$(git -C "$T_DIR/widget" rev-parse HEAD)" "...and the push arrived"
 egd_stop
 
+# --- the seed's engineer policy, enforced -------------------------------------
+# policies/examples/engineer.yaml as published, with the interpreter it names
+# (python3.12 on the pilot's image) replaced by this machine's
+sed "s|/usr/bin/python3.12|$PYREAL|" "$EGD_ROOT/policies/examples/engineer.yaml" \
+    >"$T_DIR/engineer.yaml"
+egd_start -p "$T_DIR/engineer.yaml" --enforce-all ||
+	{ echo "Bail out! restart"; exit 1; }
+BUNDLE=$EGD_CA_BUNDLE
+git -C "$T_DIR/widget" -c user.email=t@example.com -c user.name=t commit -q \
+    --allow-empty -m "engineer push"
+run git -C "$T_DIR/widget" push -q origin HEAD:main >"$T_DIR/push2.log" 2>&1
+t_ok $? "engineer, enforce: git push to github.com (access: full)"
+run $PY -m pip download --no-deps --no-cache-dir --index-url "$WORLD_PYPI_INDEX" \
+    -d "$T_DIR/wheels2" egressd-probe >"$T_DIR/pip2.log" 2>&1
+t_ok $? "engineer, enforce: pip download from pypi.org (access: read-only)"
+out=$(run $PY -c '
+import urllib.request, urllib.error
+req = urllib.request.Request("https://pypi.org/legacy/", data=b"x", method="POST")
+try:
+    urllib.request.urlopen(req, timeout=10); print("200")
+except urllib.error.HTTPError as e:
+    print(e.code, e.headers.get("X-Egressd-Reason"))')
+t_is "$out" "403 method_not_allowed" \
+	"engineer, enforce: an upload to pypi.org is refused (read-only)"
+t_is "$(code https://objects.githubusercontent.com/echo/x)" 200 \
+	"engineer, enforce: curl GET on objects.githubusercontent.com (read-only)"
+t_is "$(code -X PUT --data x https://objects.githubusercontent.com/echo/x)" 403 \
+	"engineer, enforce: curl PUT there is refused"
+t_is "$(code -X DELETE https://api.github.com/echo/x)" 200 \
+	"engineer, enforce: curl DELETE on api.github.com (access: full)"
+egd_stop
+
 # --- reloads and the idle timeout reach intercepted connections ----------------
 # held CLIENT_UP CLIENT_OUT: an intercepted connection to example.com that
 # made one request, then waits for egressd to close it (prints "closed")

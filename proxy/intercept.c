@@ -88,6 +88,21 @@ intercept_last_active_ms(const struct intercept *ic)
 	return ic->last_ms;
 }
 
+/* The upstream bufferevent does not own the socket (the session closes
+ * it), so it does not own its SSL either: both go here. */
+static void
+free_upstream(struct intercept *ic)
+{
+	SSL *ssl;
+
+	if (ic->ubev == NULL)
+		return;
+	ssl = ic->tls ? bufferevent_openssl_get_ssl(ic->ubev) : NULL;
+	bufferevent_free(ic->ubev);
+	ic->ubev = NULL;
+	SSL_free(ssl);
+}
+
 void
 intercept_free(struct intercept *ic)
 {
@@ -97,8 +112,7 @@ intercept_free(struct intercept *ic)
 		event_free(ic->linger);
 	if (ic->cbev)
 		bufferevent_free(ic->cbev);
-	if (ic->ubev)
-		bufferevent_free(ic->ubev);
+	free_upstream(ic);
 	strbuf_free(&ic->deny);
 	free(ic->l7req);
 	free(ic->req);
@@ -603,8 +617,7 @@ upstream_event_cb(struct bufferevent *bev, short what, void *arg)
 		    reason_text(REASON_UPSTREAM_TLS_FAILED),
 		    "the upstream certificate must chain to a trusted root and name the host (egressd --upstream-ca adds roots)",
 		    ic->upstream_err);
-		bufferevent_free(ic->ubev);
-		ic->ubev = NULL;
+		free_upstream(ic);
 		if (ic->client_up)
 			fail(ic, 502, "Bad Gateway", REASON_UPSTREAM_TLS_FAILED,
 			    NULL, ic->upstream_err);

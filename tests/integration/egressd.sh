@@ -15,7 +15,8 @@
 #                           --netns, --dns, --trust-range, --log-json; waits
 #                           until its listeners answer; sets EGD_PID, EGD_LOG
 #                           (stderr), EGD_JSON (decision log)
-#   egd_stop                SIGTERM egressd and wait for it
+#   egd_stop                SIGTERM egressd and wait for it; a TAP check
+#                           that it exited 0 (EGD_NO_EXIT_CHECK=1: none)
 #   egd_run CMD...          run CMD in the sandbox (proxy variables set)
 #   egd_run_transparent CMD...  the same without proxy variables
 #   egd_json_has PATTERN    exit 0 when a decision line matches PATTERN
@@ -67,6 +68,11 @@ egd_stop() {
 	wait "$EGD_PID" 2>/dev/null
 	EGD_STATUS=$?
 	EGD_PID=""
+	# every run must end cleanly: drained, exit 0, and under ASan/UBSan
+	# no report (a leak or error makes the status non-zero)
+	[ -n "${EGD_NO_EXIT_CHECK:-}" ] && return 0
+	t_is "$EGD_STATUS" 0 "egressd run $EGD_RUN exits 0 after SIGTERM"
+	[ "$EGD_STATUS" -eq 0 ] || tail -40 "$EGD_LOG" | sed 's/^/# /' >&2
 	return 0
 }
 

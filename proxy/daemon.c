@@ -60,6 +60,7 @@ daemon_config_default(struct daemon_config *cfg)
 	cfg->drain_timeout_ms = 10000;
 	cfg->max_conns = 20000;
 	cfg->max_conns_per_caller = 2000;
+	cfg->pipe_size = RELAY_BULK_PIPE_DEFAULT;
 }
 
 /* ---- policy --------------------------------------------------------------- */

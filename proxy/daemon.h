@@ -56,8 +56,8 @@ struct daemon_config {
 	unsigned drain_timeout_ms;
 	unsigned max_conns;
 	unsigned max_conns_per_caller;
-	bool tofu; /* trust executables' hashes on first use */
-	size_t pipe_size;
+	bool tofu;        /* trust executables' hashes on first use */
+	size_t pipe_size; /* a bulk direction's pipe grows to it */
 	int verbose;
 	const char *control_path; /* NULL: no control socket */
 	const char *metrics_addr; /* "ADDR:PORT" or NULL (off) */

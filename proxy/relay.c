@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Bidirectional relay. Each direction owns a pipe (created on first use) and
- * two events: readable on its source, writable on its sink. Data waits in the
- * pipe when the sink is slow, and the source is not read again until the pipe
- * drains: memory per tunnel is bounded by the pipe, and a client that never
- * reads holds at most one pipe of data.
+ * Bidirectional relay. Each direction moves its source's bytes to its sink
+ * in one of two ways, and owns what is waiting in between:
  *
- *   client --splice--> pipe[UP]   --splice--> upstream
- *   client <--splice-- pipe[DOWN] <--splice-- upstream
+ *   copy    read() into a buffer shared by every relay, write() out; what
+ *           the sink does not take is kept in a buffer of the direction's
+ *           own, exactly as large as the leftover. Every direction starts
+ *           here: a handshake, a request or an interactive session costs no
+ *           pipe (two fds and kernel pages per direction), and a short read
+ *           says the socket is empty without a second read to hear EAGAIN.
+ *   splice  once a direction has moved RELAY_SPLICE_AFTER bytes, a pipe of
+ *           its own and splice(2) in and out: zero copy. Once it has moved
+ *           RELAY_GROW_AFTER bytes, the pipe grows to the bulk size
+ *           (relay_set_pipe_size): fewer and larger splices for a download
+ *           or an upload, while idle and small tunnels hold no pipe at all.
  *
- * EOF on a source is passed on as shutdown(SHUT_WR) on its sink once the pipe
- * is empty; the relay ends when both directions have ended.
+ *   client --read|splice--> leftover|pipe UP   --write|splice--> upstream
+ *   client <--write|splice-- leftover|pipe DOWN <--read|splice-- upstream
+ *
+ * The source is not read again until nothing waits: memory per tunnel is
+ * bounded by one read's leftover or by the pipe, and a client that never
+ * reads holds at most that. EOF on a source is passed on as
+ * shutdown(SHUT_WR) on its sink once nothing waits; the relay ends when both
+ * directions have ended.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -24,19 +36,23 @@
 #include "log.h"
 #include "relay.h"
 
-#define RELAY_CHUNK        (256u << 10)
-#define RELAY_ROUND_BYTES  (1u << 20) /* per callback, for fairness */
-#define RELAY_FALLBACK_BUF (16u << 10)
+#define RELAY_COPY_BUF     (64u << 10)  /* one read in copy mode */
+#define RELAY_SPLICE_AFTER (128u << 10) /* bytes moved before splicing */
+#define RELAY_GROW_AFTER   (1u << 20)   /* bytes moved before growing */
+#define RELAY_PIPE_DEFAULT (64u << 10)  /* what pipe(2) gives (Linux) */
+#define RELAY_ROUND_MIN    (1u << 20)   /* per callback, for fairness */
 
 enum { DIR_UP, DIR_DOWN };
 
 struct relay_dir {
 	int from, to;
-	int pipe_r, pipe_w; /* -1 until first used */
-	size_t in_pipe;     /* bytes waiting in the pipe (or buf) */
-	uint8_t *buf;       /* fallback buffer, or the first bytes */
-	size_t buf_off;
-	bool use_buf; /* no pipe: read/write through buf */
+	int pipe_r, pipe_w; /* -1 until the direction splices */
+	size_t pipe_size;   /* its capacity */
+	size_t in_pipe;     /* bytes waiting in the pipe */
+	uint8_t *left;      /* copy mode: bytes the sink has not taken */
+	size_t left_off, left_len;
+	bool no_pipe; /* none could be had: copy mode for good */
+	bool grown;   /* the bulk size was asked for (once) */
 	bool eof, ended;
 	struct event *rd, *wr;
 	uint64_t bytes;
@@ -53,12 +69,14 @@ struct relay {
 	void *arg;
 };
 
-static size_t relay_pipe_size;
+/* Copy mode reads here: one loop, one callback at a time. */
+static uint8_t relay_copy_buf[RELAY_COPY_BUF];
+static size_t relay_bulk_pipe_size = RELAY_BULK_PIPE_DEFAULT;
 
 void
 relay_set_pipe_size(size_t bytes)
 {
-	relay_pipe_size = bytes;
+	relay_bulk_pipe_size = bytes;
 }
 
 static void
@@ -87,23 +105,38 @@ finish_cb(evutil_socket_t fd, short what, void *arg)
 	r->done(r, r->end, r->arg);
 }
 
-static bool
-dir_pipe(struct relay_dir *d)
+/* Turns a direction that has moved enough into splice mode, and a pipe that
+ * has carried enough into a bulk one. Nothing may be waiting in copy mode. */
+static void
+dir_upgrade(struct relay_dir *d)
 {
 	int p[2];
 
-	if (d->pipe_r != -1 || d->use_buf)
-		return true;
-	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1) {
-		/* fd pressure: carry on through a small buffer */
-		d->use_buf = true;
-		return false;
+	if (d->no_pipe || d->left_len > 0)
+		return;
+	if (d->pipe_r == -1) {
+		if (d->bytes < RELAY_SPLICE_AFTER)
+			return;
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1) {
+			/* fd pressure: carry on copying */
+			d->no_pipe = true;
+			return;
+		}
+		d->pipe_r = p[0];
+		d->pipe_w = p[1];
+		d->pipe_size = RELAY_PIPE_DEFAULT;
 	}
-	if (relay_pipe_size)
-		(void)fcntl(p[1], F_SETPIPE_SZ, (int)relay_pipe_size);
-	d->pipe_r = p[0];
-	d->pipe_w = p[1];
-	return true;
+	if (!d->grown && d->bytes >= RELAY_GROW_AFTER &&
+	    relay_bulk_pipe_size > d->pipe_size) {
+		int n;
+
+		/* Asked once: over the system's pipe limits it fails and
+		 * the pipe stays as it is. */
+		d->grown = true;
+		n = fcntl(d->pipe_w, F_SETPIPE_SZ, (int)relay_bulk_pipe_size);
+		if (n > 0)
+			d->pipe_size = (size_t)n;
+	}
 }
 
 static void
@@ -125,8 +158,8 @@ dir_ended(struct relay *r, struct relay_dir *d)
 	event_del(d->wr);
 	shutdown(d->to, SHUT_WR);
 	dir_close_pipe(d);
-	free(d->buf);
-	d->buf = NULL;
+	free(d->left);
+	d->left = NULL;
 	if (r->dir[DIR_UP].ended && r->dir[DIR_DOWN].ended)
 		relay_end(r, RELAY_END_CLOSED);
 }
@@ -140,49 +173,97 @@ err_side(int di, bool reading)
 	return reading ? RELAY_END_UPSTREAM_ERR : RELAY_END_CLIENT_ERR;
 }
 
-/* Flushes what waits for the sink. Returns 1 when empty, 0 when the sink
- * would block, -1 on error. */
+static void
+dir_moved(struct relay *r, struct relay_dir *d, size_t n)
+{
+	d->bytes += (uint64_t)n;
+	r->last_ms = clock_ms();
+}
+
+/*
+ * Writes p[0..len) to the sink; keeps what it does not take as the
+ * direction's leftover (p may be the shared buffer). Returns 1 when all
+ * went out, 0 when the sink would block, -1 on error (or no memory).
+ */
+static int
+dir_write(struct relay *r, struct relay_dir *d, const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = write(d->to, p + off, len - off);
+
+		if (n > 0) {
+			off += (size_t)n;
+			dir_moved(r, d, (size_t)n);
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			break;
+		return -1;
+	}
+	if (off == len)
+		return 1;
+	if ((d->left = malloc(len - off)) == NULL)
+		return -1;
+	memcpy(d->left, p + off, len - off);
+	d->left_off = 0;
+	d->left_len = len - off;
+	return 0;
+}
+
+/* Flushes what waits for the sink. Returns 1 when nothing waits, 0 when the
+ * sink would block, -1 on error. */
 static int
 dir_flush(struct relay *r, struct relay_dir *d)
 {
-	while (d->in_pipe > 0) {
-		ssize_t n;
+	while (d->left_len > 0) {
+		ssize_t n = write(d->to, d->left + d->left_off, d->left_len);
 
-		if (d->buf)
-			n = write(d->to, d->buf + d->buf_off, d->in_pipe);
-		else
-			n = splice(d->pipe_r, NULL, d->to, NULL, d->in_pipe,
-			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
-			d->in_pipe -= (size_t)n;
-			d->buf_off += (size_t)n;
-			d->bytes += (uint64_t)n;
-			r->last_ms = clock_ms();
+			d->left_off += (size_t)n;
+			d->left_len -= (size_t)n;
+			dir_moved(r, d, (size_t)n);
 			continue;
 		}
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		return -1;
+		if (n == -1 && errno == EINTR)
+			continue;
+		return n == -1 && errno == EAGAIN ? 0 : -1;
 	}
-	d->buf_off = 0;
-	if (d->buf && !d->use_buf) {
-		/* the first bytes are out: from now on, splice */
-		free(d->buf);
-		d->buf = NULL;
+	if (d->left) {
+		free(d->left);
+		d->left = NULL;
+	}
+	while (d->in_pipe > 0) {
+		ssize_t n = splice(d->pipe_r, NULL, d->to, NULL, d->in_pipe,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		if (n > 0) {
+			d->in_pipe -= (size_t)n;
+			dir_moved(r, d, (size_t)n);
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		return n == -1 && errno == EAGAIN ? 0 : -1;
 	}
 	return 1;
 }
 
-/* Moves data from source to sink until either would block. */
+/* Moves data from source to sink until either would block (or a round's
+ * worth has moved: other tunnels get their turn). */
 static void
 dir_pump(struct relay *r, int di)
 {
 	struct relay_dir *d = &r->dir[di];
-	size_t moved = 0;
+	uint64_t start = d->bytes;
 
 	for (;;) {
 		ssize_t n;
 		int f = dir_flush(r, d);
+		size_t round;
 
 		if (f < 0) {
 			relay_end(r, err_side(di, false));
@@ -199,31 +280,45 @@ dir_pump(struct relay *r, int di)
 			dir_ended(r, d);
 			return;
 		}
-		if (moved >= RELAY_ROUND_BYTES) {
+		dir_upgrade(d);
+		round = 2 * d->pipe_size > RELAY_ROUND_MIN ? 2 * d->pipe_size :
+		                                             RELAY_ROUND_MIN;
+		if (d->bytes - start >= round) {
 			event_add(d->rd, NULL);
 			return;
 		}
-		if (!dir_pipe(d) || d->use_buf) {
-			if (d->buf == NULL &&
-			    (d->buf = malloc(RELAY_FALLBACK_BUF)) == NULL) {
-				relay_end(r, err_side(di, true));
-				return;
+		if (d->pipe_r == -1) {
+			n = read(
+			    d->from, relay_copy_buf, sizeof(relay_copy_buf));
+			if (n > 0) {
+				f = dir_write(r, d, relay_copy_buf, (size_t)n);
+				if (f < 0) {
+					relay_end(r, err_side(di, false));
+					return;
+				}
+				/* short read: the socket is empty for now */
+				if (f == 1 &&
+				    (size_t)n < sizeof(relay_copy_buf)) {
+					event_add(d->rd, NULL);
+					return;
+				}
+				continue;
 			}
-			n = read(d->from, d->buf, RELAY_FALLBACK_BUF);
 		} else {
-			n = splice(d->from, NULL, d->pipe_w, NULL, RELAY_CHUNK,
+			n = splice(d->from, NULL, d->pipe_w, NULL, d->pipe_size,
 			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		}
-		if (n > 0) {
-			d->in_pipe = (size_t)n;
-			moved += (size_t)n;
-			continue;
+			if (n > 0) {
+				d->in_pipe = (size_t)n;
+				continue;
+			}
 		}
 		if (n == 0) {
 			d->eof = true;
 			continue;
 		}
-		if (errno == EAGAIN || errno == EINTR) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
 			event_add(d->rd, NULL);
 			return;
 		}
@@ -279,9 +374,11 @@ relay_start(struct event_base *base, int client_fd, int upstream_fd,
 	}
 	if ((r->finish = event_new(base, -1, 0, finish_cb, r)) == NULL)
 		goto fail;
-	dir_pump(r, DIR_DOWN);
-	if (!hold_up && !r->ending)
-		dir_pump(r, DIR_UP);
+	/* Nothing is read before the loop says there is something: a fresh
+	 * upstream has rarely spoken yet. */
+	event_add(r->dir[DIR_DOWN].rd, NULL);
+	if (!hold_up)
+		event_add(r->dir[DIR_UP].rd, NULL);
 	return r;
 fail:
 	relay_free(r);
@@ -296,14 +393,18 @@ relay_release_up(struct relay *r, const uint8_t *first, size_t len)
 	if (r->ending)
 		return;
 	if (len) {
-		if ((d->buf = malloc(len)) == NULL) {
-			relay_end(r, RELAY_END_CLIENT_ERR);
+		int f = dir_write(r, d, first, len);
+
+		if (f < 0) {
+			relay_end(r, RELAY_END_UPSTREAM_ERR);
 			return;
 		}
-		memcpy(d->buf, first, len);
-		d->in_pipe = len;
+		if (f == 0) {
+			event_add(d->wr, NULL);
+			return;
+		}
 	}
-	dir_pump(r, DIR_UP);
+	event_add(d->rd, NULL);
 }
 
 void
@@ -319,7 +420,7 @@ relay_free(struct relay *r)
 		if (r->dir[i].wr)
 			event_free(r->dir[i].wr);
 		dir_close_pipe(&r->dir[i]);
-		free(r->dir[i].buf);
+		free(r->dir[i].left);
 	}
 	if (r->finish)
 		event_free(r->finish);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The tunnel relay: moves bytes both ways between a client and an upstream
- * socket once a connection is decided, with splice(2) through a pipe per
- * direction (zero copy), bounded by the pipe (backpressure), half-close
- * propagated each way. Falls back to a small user-space buffer when no pipe
- * can be had.
+ * socket once a connection is decided: read/write through a shared buffer
+ * while a direction is small, splice(2) through a pipe of its own (zero
+ * copy) once it carries bulk, bounded either way (backpressure), half-close
+ * propagated each way. Stays with read/write when no pipe can be had.
  */
 #ifndef EGRESSD_RELAY_H
 #define EGRESSD_RELAY_H
@@ -45,7 +45,9 @@ void relay_bytes(const struct relay *r, uint64_t *up, uint64_t *down);
 /* Monotonic milliseconds of the last byte moved (for idle timeouts). */
 uint64_t relay_last_active_ms(const struct relay *r);
 
-/* Pipe size per direction; 0 keeps the system default (64 KiB). */
+/* What a direction's pipe grows to once it has carried bulk (F_SETPIPE_SZ,
+ * within the system's pipe limits); 0 keeps the system default (64 KiB). */
+#define RELAY_BULK_PIPE_DEFAULT (1u << 20)
 void relay_set_pipe_size(size_t bytes);
 
 #endif

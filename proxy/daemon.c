@@ -9,6 +9,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -193,10 +194,13 @@ accept_cb(evutil_socket_t lfd, short what, void *arg)
 
 	(void)what;
 	for (i = 0; i < ACCEPT_BATCH; i++) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(lfd, (struct sockaddr *)&peer, &plen,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
-			session_accept(l, fd);
+			session_accept(l, fd, (struct sockaddr *)&peer);
 			continue;
 		}
 		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
@@ -274,6 +278,12 @@ open_socket(const struct listen_spec *spec, struct listener *l, char *err,
 		if (l->addr.ss_family == AF_INET6)
 			setsockopt(
 			    fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		/* Accepted sockets inherit it: a reply or a relayed TLS
+		 * record never waits for the peer's ACK (Nagle), and no
+		 * accept pays a setsockopt. */
+		if (type == SOCK_STREAM)
+			setsockopt(
+			    fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	if (bind(fd, (struct sockaddr *)&l->addr, l->addrlen) == -1) {
 		snprintf(err, errlen, "%s: bind: %s%s", spec->text,

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +570,10 @@ read_more(struct session *s, size_t max, bool *eof)
 		n = read(s->cfd, u->buf + u->len, u->cap - u->len);
 		if (n > 0) {
 			u->len += (size_t)n;
+			/* short: the socket is empty, the loop says when
+			 * more (or EOF) comes */
+			if (u->len < u->cap)
+				return true;
 			continue;
 		}
 		if (n == 0) {
@@ -885,34 +888,47 @@ session_bind_identity(struct session *s, const struct sockaddr *peer,
 	caller_from_identity(d->callers, &s->caller, err, d->scratch);
 }
 
+/* The listener's own address when it names one: a socket accepted there
+ * has it as its local address, without asking the kernel. */
+static bool
+listener_bound_to_one(const struct listener *l)
+{
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&l->addr;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&l->addr;
+
+	if (l->addr.ss_family == AF_INET)
+		return in4->sin_addr.s_addr != htonl(INADDR_ANY);
+	if (l->addr.ss_family == AF_INET6)
+		return !IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+	return false;
+}
+
 void
-session_accept(struct listener *l, int fd)
+session_accept(struct listener *l, int fd, const struct sockaddr *peer)
 {
 	struct daemon *d = l->d;
-	struct sockaddr_storage peer, local;
-	socklen_t plen = sizeof(peer), llen = sizeof(local);
+	struct sockaddr_storage local;
+	socklen_t llen = sizeof(local);
 	struct session *s;
-	int one = 1;
 
 	if (l->kind == LISTEN_TRANSPARENT) {
-		transparent_accept(l, fd);
+		transparent_accept(l, fd, peer);
 		return;
 	}
 	s = session_new(l, fd);
-	memset(&peer, 0, sizeof(peer));
 	memset(&local, 0, sizeof(local));
 	if (l->kind != LISTEN_UNIX) {
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (getpeername(fd, (struct sockaddr *)&peer, &plen) == -1 ||
-		    getsockname(fd, (struct sockaddr *)&local, &llen) == -1) {
+		/* TCP_NODELAY comes from the listener */
+		if (listener_bound_to_one(l))
+			memcpy(&local, &l->addr, l->addrlen);
+		else if (getsockname(fd, (struct sockaddr *)&local, &llen) ==
+		    -1) {
 			session_close(s, REASON_IDENTITY_FAILED);
 			return;
 		}
-		addr_from_sockaddr(
-		    (struct sockaddr *)&peer, &s->src, &s->src_port);
+		addr_from_sockaddr(peer, &s->src, &s->src_port);
 	}
-	session_bind_identity(
-	    s, (struct sockaddr *)&peer, (struct sockaddr *)&local);
+	session_bind_identity(s, peer, (struct sockaddr *)&local);
 	s->setup = setup_new(s, head_read_cb);
 	s->state = SESSION_HEAD;
 	if (d->cfg.max_conns && d->nsessions > d->cfg.max_conns) {

@@ -72,8 +72,10 @@ struct session {
 	struct event *reaper; /* frees the session from the loop */
 };
 
-/* Takes over an accepted socket. */
-void session_accept(struct listener *l, int fd);
+/* Takes over an accepted socket; peer is its address as accept(2) gave it
+ * (unused for a Unix listener). */
+struct sockaddr;
+void session_accept(struct listener *l, int fd, const struct sockaddr *peer);
 /* A new session for an accepted socket, linked into the daemon. */
 struct session *session_new(struct listener *l, int fd);
 /*

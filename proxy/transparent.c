@@ -400,6 +400,9 @@ read_cb(evutil_socket_t fd, short what, void *arg)
 		n = read(fd, t->buf + t->len, t->cap - t->len);
 		if (n > 0) {
 			t->len += (size_t)n;
+			/* short: the socket is empty for now */
+			if (t->len < t->cap)
+				break;
 			continue;
 		}
 		if (n == 0) {
@@ -444,13 +447,12 @@ original_dst(int fd, int family, struct addr *a, uint16_t *port)
 }
 
 void
-transparent_accept(struct listener *l, int fd)
+transparent_accept(struct listener *l, int fd, const struct sockaddr *peer)
 {
 	struct daemon *d = l->d;
 	struct session *s = session_new(l, fd);
 	struct transparent *t = calloc(1, sizeof(*t));
-	struct sockaddr_storage peer, orig;
-	socklen_t plen = sizeof(peer);
+	struct sockaddr_storage orig;
 	struct addr local;
 	uint16_t local_port;
 
@@ -467,11 +469,8 @@ transparent_accept(struct listener *l, int fd)
 	t->timer = evtimer_new(d->base, read_cb, t);
 	if (t->rd == NULL || t->timer == NULL)
 		fatal("out of memory");
-	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == -1) {
-		session_close(s, REASON_IDENTITY_FAILED);
-		return;
-	}
-	addr_from_sockaddr((struct sockaddr *)&peer, &s->src, &s->src_port);
+	/* TCP_NODELAY comes from the listener */
+	addr_from_sockaddr(peer, &s->src, &s->src_port);
 	addr_from_sockaddr((struct sockaddr *)&l->addr, &local, &local_port);
 	if (!original_dst(fd, l->addr.ss_family, &t->orig, &t->orig_port) ||
 	    (addr_equal(&t->orig, &local) && t->orig_port == local_port)) {
@@ -485,8 +484,7 @@ transparent_accept(struct listener *l, int fd)
 	}
 	s->port = t->orig_port;
 	addr_to_sockaddr(&t->orig, t->orig_port, &orig);
-	session_bind_identity(
-	    s, (struct sockaddr *)&peer, (struct sockaddr *)&orig);
+	session_bind_identity(s, peer, (struct sockaddr *)&orig);
 	s->state = SESSION_HEAD;
 	if ((d->cfg.max_conns && d->nsessions > d->cfg.max_conns) ||
 	    !caller_take_slot(&s->caller, d->cfg.max_conns_per_caller)) {

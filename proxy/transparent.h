@@ -11,11 +11,14 @@
 #define EGRESSD_TRANSPARENT_H
 
 struct listener;
+struct sockaddr;
 
 struct transparent;
 
-/* Takes over a socket accepted on a transparent listener. */
-void transparent_accept(struct listener *l, int fd);
+/* Takes over a socket accepted on a transparent listener, with the peer
+ * address accept(2) gave. */
+void transparent_accept(
+    struct listener *l, int fd, const struct sockaddr *peer);
 /* Frees the pre-relay state (NULL is a no-op). */
 void transparent_free(struct transparent *t);
 

@@ -286,14 +286,7 @@ next_request(struct forward *f)
 	f->resp_head_done = false;
 	f->state = FWD_TARGET;
 	bufferevent_disable(f->cbev, EV_READ);
-	memset(&tr, 0, sizeof(tr));
-	tr.conn_id = s->id;
-	tr.ingress = s->ingress;
-	tr.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-	tr.src_port = s->src_port;
-	tr.host = &f->host;
-	tr.port = s->port;
-	tr.source = DECIDE_SRC_HTTP;
+	session_target_req(s, &f->host, s->port, DECIDE_SRC_HTTP, &tr);
 	f->target = target_start(s->d, &s->caller, &tr, target_cb, f);
 }
 

@@ -176,17 +176,7 @@ json_response(struct strbuf *out, int status, const char *status_text,
 	struct strbuf body;
 	bool first = true;
 
-	strbuf_init(&body, 0);
-	strbuf_putc(&body, '{');
-	strbuf_json_key(&body, &first, "error");
-	strbuf_json_str(&body,
-	    status == 403     ? "denied" :
-	        status >= 500 ? "upstream" :
-	                        "bad_request");
-	strbuf_json_key(&body, &first, "reason");
-	strbuf_json_str(&body, reason_code(why));
-	strbuf_json_key(&body, &first, "reason_text");
-	strbuf_json_str(&body, text ? text : reason_text(why));
+	session_error_body(&body, &first, status, why, text);
 	if (method) {
 		strbuf_json_key(&body, &first, "method");
 		strbuf_json_str(&body, method);

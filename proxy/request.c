@@ -52,19 +52,8 @@ request_record(const struct session *s, const char *method, const char *path,
 {
 	struct audit_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_HTTP;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
+	session_record(s, AUDIT_HTTP, &r);
 	r.dst = &s->dst;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
 	r.verdict = v;
 	r.reason = why;
 	r.mode = mode;

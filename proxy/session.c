@@ -104,19 +104,7 @@ close_record(struct session *s, enum reason why)
 	}
 	s->d->stats.bytes_up += up;
 	s->d->stats.bytes_down += down;
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_CLOSE;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
-	r.dst = s->dialed ? &s->dst : NULL;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
+	session_record(s, AUDIT_CLOSE, &r);
 	r.verdict = s->verdict;
 	r.reason = why;
 	r.mode = s->mode;
@@ -303,6 +291,23 @@ reply_flush(struct session *s)
 	set_deadline(s, SESSION_LINGER_MS);
 }
 
+void
+session_error_body(struct strbuf *body, bool *first, int status,
+    enum reason why, const char *text)
+{
+	strbuf_init(body, 0);
+	strbuf_putc(body, '{');
+	strbuf_json_key(body, first, "error");
+	strbuf_json_str(body,
+	    status == 403     ? "denied" :
+	        status >= 500 ? "upstream" :
+	                        "bad_request");
+	strbuf_json_key(body, first, "reason");
+	strbuf_json_str(body, reason_code(why));
+	strbuf_json_key(body, first, "reason_text");
+	strbuf_json_str(body, text ? text : reason_text(why));
+}
+
 /*
  * An error response with a JSON body (reason code, reason, hint, binary,
  * host, port, policy, mode, next step). Every string from the request is
@@ -317,17 +322,7 @@ session_error_response(const struct session *s, int status, enum reason why,
 	const char *exe = s->caller.exe ? s->caller.exe->path : NULL;
 	bool first = true;
 
-	strbuf_init(&body, 0);
-	strbuf_putc(&body, '{');
-	strbuf_json_key(&body, &first, "error");
-	strbuf_json_str(&body,
-	    status == 403     ? "denied" :
-	        status >= 500 ? "upstream" :
-	                        "bad_request");
-	strbuf_json_key(&body, &first, "reason");
-	strbuf_json_str(&body, reason_code(why));
-	strbuf_json_key(&body, &first, "reason_text");
-	strbuf_json_str(&body, reason_str ? reason_str : reason_text(why));
+	session_error_body(&body, &first, status, why, reason_str);
 	if (hint && *hint) {
 		strbuf_json_key(&body, &first, "hint");
 		strbuf_json_str(&body, hint);
@@ -399,18 +394,7 @@ refuse_early(struct session *s, int status, enum reason why, const char *detail)
 {
 	struct audit_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_OPEN;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
+	session_record(s, AUDIT_OPEN, &r);
 	r.verdict = VERDICT_DENY;
 	r.reason = why;
 	r.reason_text = reason_text(why);
@@ -448,19 +432,8 @@ peek_deny(
 	else
 		snprintf(hint, sizeof(hint),
 		    "the client sent a TLS ClientHello egressd cannot read unambiguously");
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_OPEN;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
+	session_record(s, AUDIT_OPEN, &r);
 	r.dst = &s->dst;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
 	r.verdict = enforce ? VERDICT_DENY : VERDICT_AUDIT;
 	r.reason = why;
 	r.mode = s->mode;
@@ -751,14 +724,8 @@ dispatch(struct session *s, struct http_request *req)
 		s->state = SESSION_TARGET;
 		event_del(u->crd);
 		event_del(u->timer);
-		memset(&tr, 0, sizeof(tr));
-		tr.conn_id = s->id;
-		tr.ingress = s->ingress;
-		tr.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-		tr.src_port = s->src_port;
-		tr.host = &u->host;
-		tr.port = s->port;
-		tr.source = DECIDE_SRC_CONNECT;
+		session_target_req(
+		    s, &u->host, s->port, DECIDE_SRC_CONNECT, &tr);
 		u->target =
 		    target_start(s->d, &s->caller, &tr, connect_target_cb, s);
 		return;
@@ -1018,19 +985,7 @@ session_recheck(
 	snprintf(text, sizeof(text),
 	    "the reloaded policy (generation %llu) no longer allows this connection: %s",
 	    (unsigned long long)p->generation, dec.reason_text);
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_OPEN;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
-	r.dst = s->dialed ? &s->dst : NULL;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
+	session_record(s, AUDIT_OPEN, &r);
 	r.invoked_as = s->caller.invoked_as;
 	r.verdict = dec.verdict;
 	r.reason = REASON_POLICY_REVOKED;
@@ -1056,4 +1011,37 @@ session_close_all(struct daemon *d)
 {
 	while (d->sessions)
 		session_close(d->sessions, REASON_TIMEOUT);
+}
+
+void
+session_record(
+    const struct session *s, enum audit_activity act, struct audit_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->activity = act;
+	r->conn_id = s->id;
+	r->ingress = s->ingress;
+	r->src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
+	r->src_port = s->src_port;
+	r->host = s->host;
+	r->port = s->port;
+	r->dst = s->dialed ? &s->dst : NULL;
+	r->pid = s->caller.pid;
+	r->uid = s->caller.uid;
+	r->exe = s->caller.exe ? s->caller.exe->path : NULL;
+	r->cmdline = s->caller.cmdline;
+}
+
+void
+session_target_req(const struct session *s, const struct hostname *host,
+    uint16_t port, enum decide_source source, struct target_req *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->conn_id = s->id;
+	tr->ingress = s->ingress;
+	tr->src = s->l->kind == LISTEN_UNIX ? NULL : &s->src;
+	tr->src_port = s->src_port;
+	tr->host = host;
+	tr->port = port;
+	tr->source = source;
 }

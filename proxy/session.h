@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "audit.h"
 #include "caller.h"
 #include "decide.h"
 #include "hostname.h"
@@ -109,11 +110,24 @@ void session_close_all(struct daemon *d);
  * (takes the policy reference) and counts it. */
 struct target_result;
 void session_adopt(struct session *s, struct target_result *res);
-/* Appends a whole HTTP error response with its JSON body to out. */
 struct strbuf;
+/* Starts the JSON body of an error response of ours in body (initialized
+ * here): error class by status, reason code, reason text (text, or the
+ * reason's own). The caller adds its fields and the closing brace. */
+void session_error_body(struct strbuf *body, bool *first, int status,
+    enum reason why, const char *text);
+/* Appends a whole HTTP error response with its JSON body to out. */
 void session_error_response(const struct session *s, int status,
     enum reason why, const char *reason_str, const char *hint,
     const char *detail, struct strbuf *out);
+/* Starts a log record about s: its id, ingress, source, destination as far
+ * as known (the address dialed, once dialed) and caller; the rest is zero. */
+void session_record(
+    const struct session *s, enum audit_activity act, struct audit_record *r);
+/* Asks the target pipeline for host:port on behalf of s. */
+struct target_req;
+void session_target_req(const struct session *s, const struct hostname *host,
+    uint16_t port, enum decide_source source, struct target_req *tr);
 /* Closes s with reason why (may be REASON_ALLOWED for a normal end). */
 void session_close(struct session *s, enum reason why);
 

@@ -81,19 +81,8 @@ tp_refuse(struct transparent *t, enum reason why, const char *detail)
 	struct audit_record r;
 	bool audit = s->d->cfg.override == DECIDE_MODE_AUDIT;
 
-	memset(&r, 0, sizeof(r));
-	r.activity = AUDIT_OPEN;
-	r.conn_id = s->id;
-	r.ingress = s->ingress;
-	r.src = &s->src;
-	r.src_port = s->src_port;
-	r.host = s->host;
-	r.port = s->port;
+	session_record(s, AUDIT_OPEN, &r);
 	r.dst = &t->orig;
-	r.pid = s->caller.pid;
-	r.uid = s->caller.uid;
-	r.exe = s->caller.exe ? s->caller.exe->path : NULL;
-	r.cmdline = s->caller.cmdline;
 	r.verdict = VERDICT_DENY;
 	r.reason = why;
 	r.mode = ENFORCE_ENFORCE;
@@ -163,14 +152,7 @@ tp_decide(struct transparent *t, enum decide_source source)
 		fatal("out of memory");
 	s->state = SESSION_TARGET;
 	s->source = source;
-	memset(&tr, 0, sizeof(tr));
-	tr.conn_id = s->id;
-	tr.ingress = s->ingress;
-	tr.src = &s->src;
-	tr.src_port = s->src_port;
-	tr.host = &t->host;
-	tr.port = t->orig_port;
-	tr.source = source;
+	session_target_req(s, &t->host, t->orig_port, source, &tr);
 	tr.orig_dst = &t->orig;
 	t->target = target_start(s->d, &s->caller, &tr, target_cb, t);
 }

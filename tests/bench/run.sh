@@ -243,14 +243,49 @@ bulk() {
 		egd_run_transparent "$CURL" --http1.1 -s -o /dev/null \
 		    --max-time 120 --cacert "$CA" -w "$_fmt" "$_url" 2>/dev/null
 		;;
+	haproxy)
+		# the reference: the same hops (a loopback connection to the
+		# proxy, the proxy's own to the origin) through haproxy
+		world_run "$PROXY_NS" "$CURL" --http1.1 -s -o /dev/null \
+		    --max-time 120 --cacert "$CA" -w "$_fmt" \
+		    --connect-to "github.com:443:127.0.0.1:$REF_PORT" "$_url"
+		;;
 	esac
+}
+
+# An established proxy as a reference, when installed (tests/deps.sh does
+# not install it): haproxy in TCP mode with splice, in egressd's namespace.
+REF_MODES=""
+REF_PORT=3443
+ref_start() {
+	command -v haproxy >/dev/null 2>&1 || return 0
+	cat >"$T_DIR/haproxy.cfg" <<-EOF
+	global
+	  maxconn 1000
+	defaults
+	  mode tcp
+	  timeout connect 5s
+	  timeout client 120s
+	  timeout server 120s
+	  option splice-auto
+	frontend bench
+	  bind 127.0.0.1:$REF_PORT
+	  default_backend origin
+	backend origin
+	  server github $GH:443
+	EOF
+	t_bg haproxy ip netns exec "$PROXY_NS" haproxy -db -f "$T_DIR/haproxy.cfg"
+	t_wait_listen "$PROXY_NS" tcp 127.0.0.1 "$REF_PORT" ||
+	    { say "haproxy did not start"; return 0; }
+	REF_MODES=haproxy
 }
 
 if want throughput; then
 	say
 	say "== bulk download of $((WORLD_BIG_SIZE >> 20)) MiB over HTTPS" \
 	    "(curl, HTTP/1.1, nginx), $ROUNDS rounds per mode, modes interleaved"
-	for _m in direct connect transparent; do
+	ref_start
+	for _m in direct connect transparent $REF_MODES; do
 		: >"$T_DIR/bulk-$_m"
 		eval "CPU_$_m=0 BYTES_$_m=0"
 	done
@@ -258,9 +293,9 @@ if want throughput; then
 	while [ "$_r" -lt "$ROUNDS" ]; do
 		# the order turns every round: no mode always runs first
 		case $((_r % 3)) in
-		0) _order="direct connect transparent" ;;
-		1) _order="connect transparent direct" ;;
-		2) _order="transparent direct connect" ;;
+		0) _order="direct connect transparent $REF_MODES" ;;
+		1) _order="connect transparent $REF_MODES direct" ;;
+		2) _order="transparent $REF_MODES direct connect" ;;
 		esac
 		for _m in $_order; do
 			_c0=$(egd_cpu_ticks)
@@ -279,7 +314,7 @@ if want throughput; then
 		done
 		_r=$((_r + 1))
 	done
-	for _m in direct connect transparent; do
+	for _m in direct connect transparent $REF_MODES; do
 		# shellcheck disable=SC2046
 		set -- $(stats <"$T_DIR/bulk-$_m")
 		emit "${_m}_throughput_mib_s" "$1" MiB/s
@@ -305,6 +340,18 @@ if want throughput; then
 	    "(x$(val transparent_throughput_ratio)); egressd CPU per GiB:" \
 	    "$(val connect_cpu_s_per_gib) s (CONNECT)," \
 	    "$(val transparent_cpu_s_per_gib) s (transparent)"
+	if [ -n "$REF_MODES" ]; then
+		emit haproxy_throughput_ratio \
+		    "$(calc "$(val haproxy_throughput_mib_s) / $_d")" ratio
+		emit connect_vs_haproxy_ratio "$(calc \
+		    "$(val connect_throughput_mib_s) / $(val haproxy_throughput_mib_s)")" ratio
+		say "reference: haproxy $(haproxy -v | awk 'NR == 1 { print $3 }')" \
+		    "(TCP mode, splice) $(val haproxy_throughput_mib_s) MiB/s" \
+		    "(x$(val haproxy_throughput_ratio)); egressd CONNECT / haproxy" \
+		    "x$(val connect_vs_haproxy_ratio)"
+	else
+		say "no reference proxy measured (apt-get install haproxy for one)"
+	fi
 fi
 
 # ---- 2 + 3. added latency per new connection ------------------------------------
@@ -553,6 +600,8 @@ printf '|%s|%s|%s|\n' "--------------------------------------------" \
     "---------------------" "------------"
 row connect_throughput_ratio ">= 0.90"
 row transparent_throughput_ratio ">= 0.90"
+row haproxy_throughput_ratio "reference"
+row connect_vs_haproxy_ratio ""
 row connect_cpu_s_per_gib ""
 row transparent_cpu_s_per_gib ""
 row connect_added_latency_us "<= 250"

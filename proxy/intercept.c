@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/bufferevent_struct.h>
 #include <event2/event.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -40,10 +41,11 @@
 #include "strbuf.h"
 #include "tls_ca.h"
 
-#define IC_HEAD_MAX (16u << 10)
-#define IC_BUF_HIGH (256u << 10)
-#define IC_BUF_LOW  (64u << 10)
-#define IC_IO_MAX   (256 << 10) /* bytes per read or write call */
+#define IC_HEAD_MAX   (16u << 10)
+#define IC_BUF_HIGH   (256u << 10)
+#define IC_BUF_LOW    (64u << 10)
+#define IC_IO_MAX     (256 << 10) /* bytes per read or write call */
+#define IC_READ_AHEAD (64u << 10) /* upstream TLS bytes per read(2) */
 
 enum ic_state {
 	IC_HANDSHAKE,
@@ -80,6 +82,7 @@ struct intercept {
 static void client_read_cb(struct bufferevent *bev, void *arg);
 static void upstream_read_cb(struct bufferevent *bev, void *arg);
 static void exchange(struct intercept *ic);
+static void upstream_kick(struct intercept *ic);
 static void next_request(struct intercept *ic);
 
 uint64_t
@@ -473,8 +476,10 @@ exchange(struct intercept *ic)
 		bufferevent_enable(ic->cbev, EV_READ);
 	if (evbuffer_get_length(cout) > IC_BUF_HIGH)
 		bufferevent_disable(ic->ubev, EV_READ);
-	else
+	else {
 		bufferevent_enable(ic->ubev, EV_READ);
+		upstream_kick(ic);
+	}
 	if (!(ic->req_body.done && ic->resp_head_done && ic->resp_body.done))
 		return;
 	if (!ic->req_keep_alive || !ic->resp_keep_alive ||
@@ -523,17 +528,41 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/*
+ * Upstream TLS reads ahead: OpenSSL reads what the socket holds (up to
+ * IC_IO_MAX) in one read(2), where it would otherwise read each record's
+ * header and body separately (two system calls, and an ACK, per 16 KiB).
+ * libevent's socket-based TLS bufferevent reads a record or two per
+ * readiness and knows only SSL_pending(), not records OpenSSL has read
+ * ahead: once the socket is empty, those would wait for its next readiness,
+ * which may never come. So whenever the upstream may be read, records
+ * already buffered are read from the loop as if the socket were readable.
+ */
+static void
+upstream_kick(struct intercept *ic)
+{
+	SSL *ssl;
+
+	if (!ic->tls || ic->ubev == NULL || !ic->upstream_up ||
+	    !(bufferevent_get_enabled(ic->ubev) & EV_READ))
+		return;
+	ssl = bufferevent_openssl_get_ssl(ic->ubev);
+	if (ssl && SSL_has_pending(ssl))
+		event_active(&ic->ubev->ev_read, EV_READ, 1);
+}
+
 static void
 upstream_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct intercept *ic = arg;
 
 	ic->last_ms = clock_ms();
-	if (ic->state == IC_UPGRADED)
+	if (ic->state == IC_UPGRADED) {
 		evbuffer_add_buffer(bufferevent_get_output(ic->cbev),
 		    bufferevent_get_input(bev));
-	else if (ic->state == IC_EXCHANGE)
-		exchange(ic);
+		upstream_kick(ic);
+	} else if (ic->state == IC_EXCHANGE)
+		exchange(ic); /* kicks; ic may be gone after it */
 }
 
 static void
@@ -684,6 +713,8 @@ start_tls(struct intercept *ic, const uint8_t *held, size_t len)
 		SSL_free(cssl);
 		return false;
 	}
+	SSL_set_default_read_buffer_len(ussl, IC_READ_AHEAD);
+	SSL_set_read_ahead(ussl, 1);
 	/* The client's TLS runs over a plain bufferevent holding the bytes
 	 * already read (the ClientHello egressd inspected). */
 	under = ic->under = bufferevent_socket_new(d->base, s->cfd, 0);

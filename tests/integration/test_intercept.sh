@@ -107,6 +107,18 @@ out=$(run curl -s -o /dev/null -o /dev/null -w '%{http_code} ' -X DELETE \
 t_is "$out" "403 403 " "each request on one connection is decided"
 out=$(run sh -c 'curl -s -o /dev/null -w "%{http_code} " -X DELETE https://example.com/echo/a --next -s -o /dev/null -w "%{http_code} %{num_connects}" https://example.com/echo/b')
 t_is "$out" "403 200 0" "after a refused request the connection stays usable"
+# Responses of many TLS records, the last ones arriving together while the
+# server then waits on the kept-alive connection: each must arrive whole
+# without the server closing (records egressd's upstream TLS read ahead are
+# relayed, not left waiting for more bytes from the socket).
+world_file ka-3M.bin 3145728
+out=$(run curl -s --max-time 20 -o "$T_DIR/ka1" -o "$T_DIR/ka2" \
+    -w '%{http_code} %{num_connects} ' https://example.com/files/ka-3M.bin \
+    https://example.com/files/ka-3M.bin)
+t_is "$out" "200 1 200 0 " "two 3 MiB responses on one intercepted connection"
+t_is "$(cat "$T_DIR/ka1" "$T_DIR/ka2" | sha256sum | cut -d' ' -f1)" \
+    "$(cat "$WORLD_FILES_DIR/ka-3M.bin" "$WORLD_FILES_DIR/ka-3M.bin" | sha256sum | cut -d' ' -f1)" \
+    "...both intact"
 out=$(run curl -s -o /dev/null -w '%{http_code}' -H 'Connection: Upgrade' \
     -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' \
     -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' https://example.com/echo/ws)

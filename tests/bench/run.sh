@@ -511,7 +511,8 @@ if want intercept; then
 			printf '      - { host: %s, port: 443, protocol: rest, access: read-only }\n' "$_h"
 		done
 		printf '    binaries:\n      - path: %s\n' "$CURL"
-	} | egd_policy bench-mint.yaml
+	} >"$T_DIR/bench-mint.yaml" # (egd_policy after a pipe would set
+	EGD_POLICY=$T_DIR/bench-mint.yaml # EGD_POLICY in a subshell only)
 	egd_restart
 	BUNDLE=$EGD_CA_BUNDLE
 	for _h in $_names; do

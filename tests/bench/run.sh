@@ -13,7 +13,7 @@
 # Knobs (environment): BENCH_ROUNDS (bulk downloads per mode, 7),
 # BENCH_SAMPLES (new connections per mode, 300), BENCH_CURL_SAMPLES (curl
 # processes per mode, 40), BENCH_DNS_SAMPLES (2000), BENCH_TUNNELS (idle
-# tunnels, 3000 or what the file limit allows), BENCH_IDENTITY_PROCS (5000),
+# tunnels, 5000 or what the file limit allows), BENCH_IDENTITY_PROCS (5000),
 # BENCH_ONLY (space-separated subset of: decide identity throughput latency
 # intercept dns tunnels), BENCH_RESULTS (a file that gets a copy of the figures).
 
@@ -554,13 +554,13 @@ fi
 # ---- 5. memory per idle tunnel ---------------------------------------------------
 
 if want tunnels; then
-	# egressd holds 2 sockets and 2 pipes (4 fds) per relaying tunnel,
-	# plus its own; the client one socket each.
-	# Opening one costs egressd a caller lookup that reads every fd in
-	# the sandbox, so the whole run grows with the square of the count:
-	# 3000 keeps it near a minute.
-	_n=$(((FD_LIMIT - 500) / 6 / 100 * 100))
-	[ "$_n" -gt 3000 ] && _n=3000
+	# egressd holds 2 sockets per idle tunnel (a direction gets a pipe
+	# only once it carries bulk), plus its own; the client one socket
+	# each, the sink one each. Opening one costs egressd a caller lookup
+	# that reads every fd in the sandbox, so the whole run grows with the
+	# square of the count: 5000 (the figure) takes a minute or two.
+	_n=$(((FD_LIMIT - 500) / 2 / 100 * 100))
+	[ "$_n" -gt 5000 ] && _n=5000
 	NTUN=${BENCH_TUNNELS:-$_n}
 	say
 	say "== $NTUN idle CONNECT tunnels from one process (file limit" \

@@ -250,13 +250,14 @@ answer_status(struct control *c, struct strbuf *o)
 
 		tls_ca_get_stats(d->ca, &ts);
 		strbuf_printf(o,
-		    ",\"tls\":{\"leaves_minted\":%llu,\"leaf_cache_hits\":%llu,\"mint_us_avg\":%llu,\"mint_us_max\":%llu,\"upstream_resumptions\":%llu}",
+		    ",\"tls\":{\"leaves_minted\":%llu,\"leaf_cache_hits\":%llu,\"mint_us_avg\":%llu,\"mint_us_max\":%llu,\"upstream_offered\":%llu,\"upstream_resumptions\":%llu}",
 		    (unsigned long long)ts.minted,
 		    (unsigned long long)ts.cache_hits,
 		    (unsigned long long)(ts.minted ?
 		            ts.mint_us_total / ts.minted :
 		            0),
 		    (unsigned long long)ts.mint_us_max,
+		    (unsigned long long)ts.upstream_offered,
 		    (unsigned long long)ts.upstream_resumptions);
 	}
 	(void)first;

@@ -456,6 +456,8 @@ ctl_live_format_status(const char *text, size_t len, struct strbuf *out)
 			strbuf_printf(out, ", %lld cache hits", i);
 		if (get_int(&v, n, "upstream_resumptions", &i))
 			strbuf_printf(out, ", %lld upstream resumptions", i);
+		if (get_int(&v, n, "upstream_offered", &i))
+			strbuf_printf(out, " (of %lld offered)", i);
 	}
 	if ((n = json_get(&v.d, root, "dns")) != NULL) {
 		strbuf_puts(out, "\ndns         ");

@@ -624,6 +624,9 @@ upstream_event_cb(struct bufferevent *bev, short what, void *arg)
 
 	if (what & BEV_EVENT_CONNECTED) {
 		ic->upstream_up = true;
+		if (ic->tls)
+			tls_ca_upstream_done(
+			    s->d->ca, bufferevent_openssl_get_ssl(bev));
 		next_request(ic);
 		return;
 	}

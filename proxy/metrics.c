@@ -107,10 +107,12 @@ metrics_format(struct daemon *d, struct strbuf *o)
 		    "# HELP egressd_tls_leaves_minted_total Interception leaf certificates minted.\n# TYPE egressd_tls_leaves_minted_total counter\negressd_tls_leaves_minted_total %llu\n"
 		    "# HELP egressd_tls_leaf_cache_hits_total Intercepted connections served by a cached leaf.\n# TYPE egressd_tls_leaf_cache_hits_total counter\negressd_tls_leaf_cache_hits_total %llu\n"
 		    "# HELP egressd_tls_leaf_mint_seconds_total Time spent minting leaves.\n# TYPE egressd_tls_leaf_mint_seconds_total counter\negressd_tls_leaf_mint_seconds_total %.6f\n"
-		    "# HELP egressd_tls_upstream_resumptions_total Upstream TLS sessions offered for resumption.\n# TYPE egressd_tls_upstream_resumptions_total counter\negressd_tls_upstream_resumptions_total %llu\n",
+		    "# HELP egressd_tls_upstream_offered_total Upstream TLS sessions offered for resumption.\n# TYPE egressd_tls_upstream_offered_total counter\negressd_tls_upstream_offered_total %llu\n"
+		    "# HELP egressd_tls_upstream_resumptions_total Upstream TLS handshakes that resumed a session.\n# TYPE egressd_tls_upstream_resumptions_total counter\negressd_tls_upstream_resumptions_total %llu\n",
 		    (unsigned long long)ts.minted,
 		    (unsigned long long)ts.cache_hits,
 		    (double)ts.mint_us_total / 1e6,
+		    (unsigned long long)ts.upstream_offered,
 		    (unsigned long long)ts.upstream_resumptions);
 	}
 	strbuf_printf(o,

@@ -256,19 +256,26 @@ leaf_find(struct tls_ca *ca, const char *name)
  * offered on the next connection to that host, which then skips the
  * certificate chain (verified when the session was made). Tickets are
  * used once.
+ *
+ * What is kept is a copy: the session OpenSSL hands over is still the
+ * connection's own, and freeing a connection that did not send close_notify
+ * marks its session not resumable, which would make every offer a full
+ * handshake.
  */
 static int
 new_session_cb(SSL *ssl, SSL_SESSION *sess)
 {
 	struct tls_ca *ca = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
 	const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+	SSL_SESSION *copy;
 	struct leaf *l;
 
-	if (ca == NULL || name == NULL || (l = leaf_find(ca, name)) == NULL)
-		return 0; /* not kept: OpenSSL frees it */
+	if (ca == NULL || name == NULL || (l = leaf_find(ca, name)) == NULL ||
+	    (copy = SSL_SESSION_dup(sess)) == NULL)
+		return 0;
 	SSL_SESSION_free(l->upstream);
-	l->upstream = sess;
-	return 1;
+	l->upstream = copy;
+	return 0; /* sess itself stays OpenSSL's */
 }
 
 static bool
@@ -455,11 +462,18 @@ tls_ca_client_ssl(struct tls_ca *ca, const struct hostname *host)
 	if (host->kind == HOSTNAME_NAME &&
 	    (l = leaf_find(ca, host->name)) != NULL && l->upstream) {
 		if (SSL_set_session(ssl, l->upstream) == 1)
-			ca->st.upstream_resumptions++;
+			ca->st.upstream_offered++;
 		SSL_SESSION_free(l->upstream);
 		l->upstream = NULL;
 	}
 	return ssl;
+}
+
+void
+tls_ca_upstream_done(struct tls_ca *ca, SSL *ssl)
+{
+	if (SSL_session_reused(ssl))
+		ca->st.upstream_resumptions++;
 }
 
 const char *

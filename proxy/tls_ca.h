@@ -31,7 +31,8 @@ struct tls_ca_opts {
 struct tls_ca_stats {
 	uint64_t minted, cache_hits;
 	uint64_t mint_us_total, mint_us_max;
-	uint64_t upstream_resumptions; /* sessions offered to a server again */
+	uint64_t upstream_offered;     /* sessions offered to a server again */
+	uint64_t upstream_resumptions; /* ...and resumed by it */
 };
 
 struct tls_ca *tls_ca_new(
@@ -45,6 +46,8 @@ SSL *tls_ca_server_ssl(struct tls_ca *ca, const struct hostname *host);
  * trusted roots with hostname checking, sends host as SNI, offers
  * http/1.1 only. */
 SSL *tls_ca_client_ssl(struct tls_ca *ca, const struct hostname *host);
+/* Counts an upstream handshake that has completed (resumed or not). */
+void tls_ca_upstream_done(struct tls_ca *ca, SSL *ssl);
 
 const char *tls_ca_cert_path(const struct tls_ca *ca);
 const char *tls_ca_bundle_path(const struct tls_ca *ca);

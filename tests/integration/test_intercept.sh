@@ -128,7 +128,7 @@ out=$(run curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge \
 t_check "HTTP/2 prior knowledge is refused ($out)" test "$out" != 200
 
 st=$(EGRESSD_CONTROL=$EGD_CONTROL "${EGRESSD_BUILD:-$EGD_ROOT/build}/egressctl" status --json)
-t_check "egressd offers upstream TLS sessions again (resumption per host)" \
+t_check "upstream TLS sessions are resumed by the server (per host; no chain sent or verified again)" \
 	sh -c 'printf "%s" "$1" | '"$PY"' -c "import json,sys; t=json.load(sys.stdin)[\"tls\"]; assert t[\"upstream_resumptions\"] > 0 and t[\"leaf_cache_hits\"] > 0, t"' _ "$st"
 
 # --- plain HTTP to the same endpoint: decided request by request too ----------

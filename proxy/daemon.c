@@ -27,6 +27,7 @@
 #include "caller.h"
 #include "clock.h"
 #include "control.h"
+#include "conntrack.h"
 #include "daemon.h"
 #include "dns_map.h"
 #include "dns_server.h"
@@ -756,6 +757,15 @@ open_netns(struct daemon *d, char *err, size_t errlen)
 	return true;
 }
 
+static bool
+has_transparent(const struct daemon_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nlistens; i++)
+		if (cfg->listens[i].kind == LISTEN_TRANSPARENT)
+			return true;
+	return false;
+}
+
 int
 daemon_run(const struct daemon_config *cfg)
 {
@@ -802,6 +812,18 @@ daemon_run(const struct daemon_config *cfg)
 	if ((d->identity = identity_new(d->sandbox_netns, err, sizeof(err))) ==
 	    NULL)
 		goto fail;
+	if (has_transparent(cfg) &&
+	    (d->ct = conntrack_new(d->sandbox_netns, err, sizeof(err))) ==
+	        NULL) {
+		/* without it a redirected connection whose source port NAT
+		 * changed would be looked up by the wrong port */
+		size_t n = strlen(err);
+
+		snprintf(err + n, sizeof(err) - n,
+		    "; the transparent listener needs conntrack over netlink "
+		    "to identify callers exactly (modprobe nf_conntrack_netlink)");
+		goto fail;
+	}
 	if ((d->resolver =
 	            resolver_new(d->base, &cfg->dns, err, sizeof(err))) == NULL)
 		goto fail;
@@ -891,6 +913,7 @@ out:
 	exehash_free(d->hash);
 	resolver_free(d->resolver);
 	identity_free(d->identity);
+	conntrack_free(d->ct);
 	caller_table_free(d->callers);
 	policy_unref(d->policy);
 	if (d->base)

@@ -73,6 +73,7 @@ struct event_base;
 struct policy;
 struct identity;
 struct identity_ctx;
+struct ct_ctx;
 struct exehash;
 struct audit;
 struct caller_table;
@@ -114,6 +115,7 @@ struct daemon {
 	uint64_t generation;
 	struct resolver *resolver;
 	struct identity_ctx *identity;
+	struct ct_ctx *ct;        /* NULL: no ctnetlink (see transparent.c) */
 	struct identity *scratch; /* one lookup at a time, ~13 KiB */
 	struct exehash *hash;
 	struct audit *audit;

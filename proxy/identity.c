@@ -82,12 +82,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/idiag/idiagnl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
 #include "identity.h"
+#include "nlns.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* asm-generic value (x86, arm64), Linux 6.5 */
@@ -2148,55 +2148,6 @@ identity_from_unix_peer(struct identity_ctx *ctx, int fd, struct identity *out)
 	return e;
 }
 
-static struct nl_sock *
-diag_socket(int netns_fd, char *err, size_t errlen, bool *stranded)
-{
-	struct nl_sock *nl = NULL;
-	int orig = -1, rc;
-
-	*stranded = false;
-	if (netns_fd >= 0) {
-		/* setns() moves only this thread: remember this thread's. */
-		orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (orig < 0) {
-			snprintf(err, errlen,
-			    "open /proc/thread-self/ns/net: %s",
-			    strerror(errno));
-			return NULL;
-		}
-		if (setns(netns_fd, CLONE_NEWNET) != 0) {
-			snprintf(err, errlen,
-			    "setns into the sandbox network namespace: %s",
-			    strerror(errno));
-			close(orig);
-			return NULL;
-		}
-	}
-	nl = nl_socket_alloc();
-	if (nl == NULL) {
-		snprintf(err, errlen, "nl_socket_alloc failed");
-	} else if ((rc = idiagnl_connect(nl)) < 0) {
-		snprintf(err, errlen, "sock_diag netlink socket: %s",
-		    nl_geterror(rc));
-		nl_socket_free(nl);
-		nl = NULL;
-	}
-	if (orig >= 0) {
-		if (setns(orig, CLONE_NEWNET) != 0) {
-			snprintf(err, errlen,
-			    "cannot return to the original network namespace "
-			    "(%s): exiting is the only safe option",
-			    strerror(errno));
-			*stranded = true;
-			if (nl != NULL)
-				nl_socket_free(nl);
-			nl = NULL;
-		}
-		close(orig);
-	}
-	return nl;
-}
-
 struct identity_ctx *
 identity_new(int netns_fd, char *err, size_t errlen)
 {
@@ -2256,7 +2207,8 @@ identity_new(int netns_fd, char *err, size_t errlen)
 	if (fd >= 0)
 		close(fd);
 
-	ctx->nl = diag_socket(netns_fd, err, errlen, &stranded);
+	ctx->nl =
+	    nlns_socket(netns_fd, NETLINK_SOCK_DIAG, err, errlen, &stranded);
 	if (ctx->nl == NULL)
 		goto fail;
 	if (!refresh_full(ctx)) {

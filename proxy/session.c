@@ -847,10 +847,15 @@ session_bind_identity(struct session *s, const struct sockaddr *peer,
 	uint64_t t0 = clock_us();
 	int err;
 
-	if (s->l->kind == LISTEN_UNIX)
+	if (s->l->kind == LISTEN_UNIX) {
 		err = identity_from_unix_peer(d->identity, s->cfd, d->scratch);
-	else
+	} else if (peer == NULL) {
+		/* the client's own address is unknown (transparent.c) */
+		memset(d->scratch, 0, sizeof(*d->scratch));
+		err = IDENTITY_ERR_NO_SOCKET;
+	} else {
 		err = identity_lookup(d->identity, peer, local, d->scratch);
+	}
 	histogram_add(&d->stats.identity_us, clock_us() - t0);
 	caller_from_identity(d->callers, &s->caller, err, d->scratch);
 }

@@ -89,7 +89,8 @@ struct session *session_new(struct listener *l, int fd);
 bool session_intercept(struct session *s, const struct hostname *host,
     const uint8_t *held, size_t len, bool tls);
 /* Binds the caller of s (sock_diag + /proc, or SO_PEERCRED for Unix
- * sockets): local is the destination as the client sees it. */
+ * sockets): peer is the client socket's own address (NULL: unknown, no
+ * caller), local the destination as the client sees it. */
 void session_bind_identity(struct session *s, const struct sockaddr *peer,
     const struct sockaddr *local);
 /* relay_start() completion for sessions: closes s. */

@@ -453,7 +453,12 @@ tls_ca_client_ssl(struct tls_ca *ca, const struct hostname *host)
 	if (ssl == NULL)
 		return NULL;
 	if (host->kind == HOSTNAME_NAME) {
-		SSL_set_tlsext_host_name(ssl, host->name);
+		/* the macro casts its argument to void *: give it our copy
+		 * (OpenSSL copies it again) */
+		char sni[sizeof(host->name)];
+
+		memcpy(sni, host->name, sizeof(sni));
+		SSL_set_tlsext_host_name(ssl, sni);
 		SSL_set1_host(ssl, host->name);
 	} else {
 		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host->name);

@@ -24,6 +24,7 @@
 
 #include "audit.h"
 #include "clock.h"
+#include "conntrack.h"
 #include "daemon.h"
 #include "dns_map.h"
 #include "http_parse.h"
@@ -428,13 +429,54 @@ original_dst(int fd, int family, struct addr *a, uint16_t *port)
 	return r == 0 && addr_from_sockaddr((struct sockaddr *)&ss, a, port);
 }
 
+/*
+ * The client socket's own address, for the caller lookup. The peer address
+ * egressd sees is the client's unless NAT changed its source port to keep
+ * the redirected flow apart from an earlier one (the client reusing a port
+ * towards another destination while conntrack still holds the old flow):
+ * then only conntrack knows the client's port. Its original tuple is
+ * used when it names the destination SO_ORIGINAL_DST gave. Without it (no
+ * such flow, an answer that does not match) there is no address to look
+ * up: NULL, and the connection is refused (the port egressd sees could be
+ * another socket's).
+ */
+static const struct sockaddr *
+client_address(struct transparent *t, const struct listener *l, int fd,
+    const struct sockaddr *peer, struct sockaddr_storage *client)
+{
+	struct daemon *d = l->d;
+	struct sockaddr_storage local, odst;
+	socklen_t len = sizeof(local);
+	struct addr oa, ca;
+	uint16_t oport, cport;
+	int err;
+
+	if (d->ct == NULL)
+		return NULL; /* (never: a transparent listener needs it) */
+	memcpy(&local, &l->addr, sizeof(local));
+	if (!addr_from_sockaddr((struct sockaddr *)&local, &oa, &oport) ||
+	    addr_classify(&oa) == ADDR_UNSPECIFIED) {
+		if (getsockname(fd, (struct sockaddr *)&local, &len) != 0)
+			return NULL;
+	}
+	if (conntrack_original(d->ct, (struct sockaddr *)&local, peer, client,
+	        &odst, &err) != CT_FOUND ||
+	    !addr_from_sockaddr((struct sockaddr *)&odst, &oa, &oport) ||
+	    !addr_equal(&oa, &t->orig) || oport != t->orig_port ||
+	    !addr_from_sockaddr((struct sockaddr *)client, &ca, &cport))
+		return NULL;
+	t->s->src = ca;
+	t->s->src_port = cport;
+	return (struct sockaddr *)client;
+}
+
 void
 transparent_accept(struct listener *l, int fd, const struct sockaddr *peer)
 {
 	struct daemon *d = l->d;
 	struct session *s = session_new(l, fd);
 	struct transparent *t = calloc(1, sizeof(*t));
-	struct sockaddr_storage orig;
+	struct sockaddr_storage orig, client;
 	struct addr local;
 	uint16_t local_port;
 
@@ -466,7 +508,8 @@ transparent_accept(struct listener *l, int fd, const struct sockaddr *peer)
 	}
 	s->port = t->orig_port;
 	addr_to_sockaddr(&t->orig, t->orig_port, &orig);
-	session_bind_identity(s, peer, (struct sockaddr *)&orig);
+	session_bind_identity(s, client_address(t, l, fd, peer, &client),
+	    (struct sockaddr *)&orig);
 	s->state = SESSION_HEAD;
 	if ((d->cfg.max_conns && d->nsessions > d->cfg.max_conns) ||
 	    !caller_take_slot(&s->caller, d->cfg.max_conns_per_caller)) {

@@ -117,6 +117,31 @@ out=$(run $PY "$WORLD_HERE/world_dns.py" query 198.18.0.53 example.com TYPE16 2>
 t_check "record types other than A/AAAA are refused" \
 	sh -c 'printf "%s" "$1" | grep -q REFUSED' _ "$out"
 
+# --- a source port used again towards another destination -----------------------
+# The second flow's reply tuple would be the first one's, still in
+# conntrack: NAT gives it another source port, and only conntrack knows the
+# client's own, which the caller lookup needs.
+out=$(run $PY -c '
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[3])
+for host, addr in (("github.com", sys.argv[1]), ("pypi.org", sys.argv[2])):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", 40000))
+    s.connect((addr, 443))
+    try:
+        t = ctx.wrap_socket(s, server_hostname=host)
+        t.sendall(b"GET / HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        print(host, t.recv(12).decode())
+        t.close()
+    except OSError as e:
+        print(host, "failed:", e)
+' "$(world_addr github.com)" "$(world_addr pypi.org)" "$CA")
+t_is "$(printf '%s' "$out" | tr '\n' ' ')" "github.com HTTP/1.1 200 pypi.org HTTP/1.1 200" \
+	"one source port to two destinations in a row: both identified and allowed"
+t_check "...the second as the client's own port (40000), not NAT's" \
+	egd_json_has '"src_endpoint":\{"ip":"[^"]*","port":40000\}.*"hostname":"pypi.org".*"decision":"allowed"'
+
 # --- ClientHello handling --------------------------------------------------------
 for mode in whole segments records both; do
 	out=$(run $PY "$HERE/tls_client.py" 198.18.0.10 443 github.com "$CA" $mode)

@@ -4,6 +4,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ struct ct_ctx {
 	uint8_t buf[CT_RECV_BUF];
 };
 
-/* ---- the request ------------------------------------------------------- */
+/* ---- the request -------------------------------------------------------
+ * Built and read with memcpy(): buffers need no alignment. */
 
 struct ct_writer {
 	uint8_t *buf;
@@ -31,51 +33,56 @@ struct ct_writer {
 	bool full;
 };
 
-static void *
+/* Reserves NLA_ALIGN(n) zeroed bytes; returns their offset, or SIZE_MAX. */
+static size_t
 put(struct ct_writer *w, size_t n)
 {
-	size_t a = NLA_ALIGN(n);
-	void *p;
+	size_t a = NLA_ALIGN(n), at = w->len;
 
 	if (w->full || w->cap - w->len < a) {
 		w->full = true;
-		return NULL;
+		return SIZE_MAX;
 	}
-	p = w->buf + w->len;
-	memset(p, 0, a);
+	memset(w->buf + at, 0, a);
 	w->len += a;
-	return p;
+	return at;
+}
+
+static void
+attr_header(struct ct_writer *w, size_t at, uint16_t len, uint16_t type)
+{
+	struct nlattr h = {len, type};
+
+	memcpy(w->buf + at, &h, sizeof(h));
 }
 
 static size_t
 attr_open(struct ct_writer *w, uint16_t type)
 {
-	struct nlattr *a = put(w, NLA_HDRLEN);
+	size_t at = put(w, NLA_HDRLEN);
 
-	if (a == NULL)
-		return 0;
-	a->nla_type = type | NLA_F_NESTED;
-	return w->len - NLA_HDRLEN;
+	if (at != SIZE_MAX)
+		attr_header(w, at, 0, type | NLA_F_NESTED);
+	return at;
 }
 
 static void
-attr_close(struct ct_writer *w, size_t at)
+attr_close(struct ct_writer *w, size_t at, uint16_t type)
 {
 	if (!w->full)
-		((struct nlattr *)(void *)(w->buf + at))->nla_len =
-		    (uint16_t)(w->len - at);
+		attr_header(
+		    w, at, (uint16_t)(w->len - at), type | NLA_F_NESTED);
 }
 
 static void
 attr_put(struct ct_writer *w, uint16_t type, const void *v, size_t n)
 {
-	struct nlattr *a = put(w, NLA_HDRLEN + n);
+	size_t at = put(w, NLA_HDRLEN + n);
 
-	if (a == NULL)
+	if (at == SIZE_MAX)
 		return;
-	a->nla_type = type;
-	a->nla_len = (uint16_t)(NLA_HDRLEN + n);
-	memcpy((uint8_t *)a + NLA_HDRLEN, v, n);
+	attr_header(w, at, (uint16_t)(NLA_HDRLEN + n), type);
+	memcpy(w->buf + at + NLA_HDRLEN, v, n);
 }
 
 size_t
@@ -83,73 +90,75 @@ ct_build_get(
     uint8_t *buf, size_t cap, uint32_t seq, const struct ct_tuple *reply)
 {
 	struct ct_writer w = {buf, cap, 0, false};
-	struct nlmsghdr *h = put(&w, NLMSG_HDRLEN);
-	struct nfgenmsg *g = put(&w, sizeof(struct nfgenmsg));
+	struct nlmsghdr h;
+	struct nfgenmsg g;
+	size_t hat = put(&w, NLMSG_HDRLEN), gat = put(&w, sizeof(g));
 	size_t tuple, ip, proto, alen = reply->family == AF_INET6 ? 16 : 4;
 	uint8_t num = IPPROTO_TCP;
 	uint16_t sport = htons(reply->sport), dport = htons(reply->dport);
 	bool v6 = reply->family == AF_INET6;
 
-	if (h == NULL || g == NULL ||
-	    (reply->family != AF_INET && reply->family != AF_INET6))
+	if (w.full || (reply->family != AF_INET && reply->family != AF_INET6))
 		return 0;
-	h->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
-	h->nlmsg_flags = NLM_F_REQUEST;
-	h->nlmsg_seq = seq;
-	g->nfgen_family = (uint8_t)reply->family;
-	g->version = NFNETLINK_V0;
-	g->res_id = 0;
 	tuple = attr_open(&w, CTA_TUPLE_REPLY);
 	ip = attr_open(&w, CTA_TUPLE_IP);
 	attr_put(&w, v6 ? CTA_IP_V6_SRC : CTA_IP_V4_SRC, reply->src, alen);
 	attr_put(&w, v6 ? CTA_IP_V6_DST : CTA_IP_V4_DST, reply->dst, alen);
-	attr_close(&w, ip);
+	attr_close(&w, ip, CTA_TUPLE_IP);
 	proto = attr_open(&w, CTA_TUPLE_PROTO);
 	attr_put(&w, CTA_PROTO_NUM, &num, 1);
 	attr_put(&w, CTA_PROTO_SRC_PORT, &sport, 2);
 	attr_put(&w, CTA_PROTO_DST_PORT, &dport, 2);
-	attr_close(&w, proto);
-	attr_close(&w, tuple);
+	attr_close(&w, proto, CTA_TUPLE_PROTO);
+	attr_close(&w, tuple, CTA_TUPLE_REPLY);
 	if (w.full)
 		return 0;
-	h->nlmsg_len = (uint32_t)w.len;
+	memset(&h, 0, sizeof(h));
+	h.nlmsg_len = (uint32_t)w.len;
+	h.nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
+	h.nlmsg_flags = NLM_F_REQUEST;
+	h.nlmsg_seq = seq;
+	memcpy(buf + hat, &h, sizeof(h));
+	g.nfgen_family = (uint8_t)reply->family;
+	g.version = NFNETLINK_V0;
+	g.res_id = 0;
+	memcpy(buf + gat, &g, sizeof(g));
 	return w.len;
 }
 
 /* ---- the reply ---------------------------------------------------------- */
 
-/* The next attribute of [*p, end): NULL at the end, or when malformed
+struct attr {
+	uint16_t type; /* without the flags */
+	const uint8_t *data;
+	size_t len;
+};
+
+/* The next attribute of [*p, end): false at the end, or when malformed
  * (*bad set). */
-static const struct nlattr *
-attr_next(const uint8_t **p, const uint8_t *end, bool *bad)
+static bool
+attr_next(const uint8_t **p, const uint8_t *end, bool *bad, struct attr *a)
 {
-	const struct nlattr *a;
-	size_t left = (size_t)(end - *p);
+	size_t left = (size_t)(end - *p), step;
+	struct nlattr h;
 
 	if (left == 0)
-		return NULL;
+		return false;
 	if (left < NLA_HDRLEN) {
 		*bad = true;
-		return NULL;
+		return false;
 	}
-	a = (const struct nlattr *)(const void *)*p;
-	if (a->nla_len < NLA_HDRLEN || (size_t)a->nla_len > left) {
+	memcpy(&h, *p, sizeof(h));
+	if (h.nla_len < NLA_HDRLEN || (size_t)h.nla_len > left) {
 		*bad = true;
-		return NULL;
+		return false;
 	}
-	{
-		size_t step = NLA_ALIGN((size_t)a->nla_len);
-
-		*p += step < left ? step : left;
-	}
-	return a;
-}
-
-static const uint8_t *
-attr_data(const struct nlattr *a, size_t *n)
-{
-	*n = a->nla_len - NLA_HDRLEN;
-	return (const uint8_t *)a + NLA_HDRLEN;
+	a->type = h.nla_type & NLA_TYPE_MASK;
+	a->data = *p + NLA_HDRLEN;
+	a->len = h.nla_len - NLA_HDRLEN;
+	step = NLA_ALIGN((size_t)h.nla_len);
+	*p += step < left ? step : left;
+	return true;
 }
 
 /* Each attribute type at most once: a repeated one is ambiguous. */
@@ -167,24 +176,21 @@ once(uint32_t *seen, uint16_t type)
 static bool
 parse_ip(const uint8_t *p, const uint8_t *end, int family, struct ct_tuple *t)
 {
-	size_t alen = family == AF_INET6 ? 16 : 4, n;
+	size_t alen = family == AF_INET6 ? 16 : 4;
 	uint16_t want_src = family == AF_INET6 ? CTA_IP_V6_SRC : CTA_IP_V4_SRC;
 	uint16_t want_dst = family == AF_INET6 ? CTA_IP_V6_DST : CTA_IP_V4_DST;
-	const struct nlattr *a;
+	struct attr a;
 	uint32_t seen = 0;
 	bool bad = false;
 
-	while ((a = attr_next(&p, end, &bad)) != NULL) {
-		uint16_t type = a->nla_type & NLA_TYPE_MASK;
-		const uint8_t *d = attr_data(a, &n);
-
-		if (!once(&seen, type))
+	while (attr_next(&p, end, &bad, &a)) {
+		if (!once(&seen, a.type))
 			return false;
-		if (type != want_src && type != want_dst)
+		if (a.type != want_src && a.type != want_dst)
 			continue;
-		if (n != alen)
+		if (a.len != alen)
 			return false;
-		memcpy(type == want_src ? t->src : t->dst, d, alen);
+		memcpy(a.type == want_src ? t->src : t->dst, a.data, alen);
 	}
 	return !bad && (seen & (1u << want_src)) && (seen & (1u << want_dst));
 }
@@ -192,26 +198,23 @@ parse_ip(const uint8_t *p, const uint8_t *end, int family, struct ct_tuple *t)
 static bool
 parse_proto(const uint8_t *p, const uint8_t *end, struct ct_tuple *t)
 {
-	const struct nlattr *a;
+	struct attr a;
 	uint32_t seen = 0;
 	bool bad = false;
-	size_t n;
+	uint16_t v;
 
-	while ((a = attr_next(&p, end, &bad)) != NULL) {
-		uint16_t type = a->nla_type & NLA_TYPE_MASK, v;
-		const uint8_t *d = attr_data(a, &n);
-
-		if (!once(&seen, type))
+	while (attr_next(&p, end, &bad, &a)) {
+		if (!once(&seen, a.type))
 			return false;
-		if (type == CTA_PROTO_NUM) {
-			if (n != 1 || d[0] != IPPROTO_TCP)
+		if (a.type == CTA_PROTO_NUM) {
+			if (a.len != 1 || a.data[0] != IPPROTO_TCP)
 				return false;
-		} else if (type == CTA_PROTO_SRC_PORT ||
-		    type == CTA_PROTO_DST_PORT) {
-			if (n != 2)
+		} else if (a.type == CTA_PROTO_SRC_PORT ||
+		    a.type == CTA_PROTO_DST_PORT) {
+			if (a.len != 2)
 				return false;
-			memcpy(&v, d, 2);
-			if (type == CTA_PROTO_SRC_PORT)
+			memcpy(&v, a.data, 2);
+			if (a.type == CTA_PROTO_SRC_PORT)
 				t->sport = ntohs(v);
 			else
 				t->dport = ntohs(v);
@@ -226,55 +229,47 @@ static bool
 parse_tuple(
     const uint8_t *p, const uint8_t *end, int family, struct ct_tuple *t)
 {
-	const struct nlattr *a;
+	struct attr a;
 	uint32_t seen = 0;
 	bool bad = false;
-	size_t n;
 
 	memset(t, 0, sizeof(*t));
 	t->family = family;
-	while ((a = attr_next(&p, end, &bad)) != NULL) {
-		uint16_t type = a->nla_type & NLA_TYPE_MASK;
-		const uint8_t *d = attr_data(a, &n);
-
-		if (!once(&seen, type))
+	while (attr_next(&p, end, &bad, &a)) {
+		if (!once(&seen, a.type))
 			return false;
-		if (type == CTA_TUPLE_IP && !parse_ip(d, d + n, family, t))
+		if (a.type == CTA_TUPLE_IP &&
+		    !parse_ip(a.data, a.data + a.len, family, t))
 			return false;
-		if (type == CTA_TUPLE_PROTO && !parse_proto(d, d + n, t))
+		if (a.type == CTA_TUPLE_PROTO &&
+		    !parse_proto(a.data, a.data + a.len, t))
 			return false;
 	}
 	return !bad && (seen & (1u << CTA_TUPLE_IP)) &&
 	    (seen & (1u << CTA_TUPLE_PROTO));
 }
 
-/* A NEW message: its CTA_TUPLE_ORIG. */
+/* A NEW message of len bytes at m: its CTA_TUPLE_ORIG. */
 static enum ct_result
-parse_new(const struct nlmsghdr *h, struct ct_tuple *orig)
+parse_new(const uint8_t *m, size_t len, struct ct_tuple *orig)
 {
-	const struct nfgenmsg *g;
-	const uint8_t *p, *end;
-	const struct nlattr *a;
+	const uint8_t *p, *end = m + len;
+	struct nfgenmsg g;
+	struct attr a;
 	uint32_t seen = 0;
 	bool bad = false, found = false;
-	size_t n;
 
-	if (h->nlmsg_len < NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g)))
+	if (len < NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(g)))
 		return CT_MALFORMED;
-	g = (const struct nfgenmsg *)(const void *)((const uint8_t *)h +
-	    NLMSG_HDRLEN);
-	if (g->nfgen_family != AF_INET && g->nfgen_family != AF_INET6)
+	memcpy(&g, m + NLMSG_HDRLEN, sizeof(g));
+	if (g.nfgen_family != AF_INET && g.nfgen_family != AF_INET6)
 		return CT_MALFORMED;
-	p = (const uint8_t *)h + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g));
-	end = (const uint8_t *)h + h->nlmsg_len;
-	while ((a = attr_next(&p, end, &bad)) != NULL) {
-		uint16_t type = a->nla_type & NLA_TYPE_MASK;
-		const uint8_t *d = attr_data(a, &n);
-
-		if (type != CTA_TUPLE_ORIG)
+	p = m + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(g));
+	while (attr_next(&p, end, &bad, &a)) {
+		if (a.type != CTA_TUPLE_ORIG)
 			continue;
-		if (!once(&seen, type) ||
-		    !parse_tuple(d, d + n, g->nfgen_family, orig))
+		if (!once(&seen, a.type) ||
+		    !parse_tuple(a.data, a.data + a.len, g.nfgen_family, orig))
 			return CT_MALFORMED;
 		found = true;
 	}
@@ -289,33 +284,33 @@ ct_parse_reply(const uint8_t *buf, size_t len, uint32_t seq,
 
 	*err = 0;
 	while ((size_t)(end - p) >= NLMSG_HDRLEN) {
-		const struct nlmsghdr *h =
-		    (const struct nlmsghdr *)(const void *)p;
+		struct nlmsghdr h;
 		size_t step;
 
-		if (h->nlmsg_len < NLMSG_HDRLEN ||
-		    h->nlmsg_len > (size_t)(end - p))
+		memcpy(&h, p, sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN ||
+		    h.nlmsg_len > (size_t)(end - p))
 			return CT_MALFORMED;
-		step = NLMSG_ALIGN(h->nlmsg_len);
-		if (h->nlmsg_seq == seq) {
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e;
+		step = NLMSG_ALIGN(h.nlmsg_len);
+		if (h.nlmsg_seq == seq) {
+			if (h.nlmsg_type == NLMSG_ERROR) {
+				int e;
 
-				if (h->nlmsg_len < NLMSG_HDRLEN + sizeof(*e))
+				if (h.nlmsg_len <
+				    NLMSG_HDRLEN + sizeof(struct nlmsgerr))
 					return CT_MALFORMED;
-				e = (const struct nlmsgerr *)(const void *)(p +
-				    NLMSG_HDRLEN);
-				if (e->error == 0)
+				memcpy(&e, p + NLMSG_HDRLEN, sizeof(e));
+				if (e == 0)
 					return CT_MALFORMED; /* an ACK: no flow */
-				if (e->error == -ENOENT)
+				if (e == -ENOENT)
 					return CT_NOT_FOUND;
-				*err = -e->error;
+				*err = e < 0 && e > -4096 ? -e : EPROTO;
 				return CT_ERROR;
 			}
-			if (h->nlmsg_type !=
+			if (h.nlmsg_type !=
 			    ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW))
 				return CT_MALFORMED;
-			return parse_new(h, orig);
+			return parse_new(p, h.nlmsg_len, orig);
 		}
 		if (step >= (size_t)(end - p))
 			break;

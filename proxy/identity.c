@@ -99,11 +99,13 @@
 #define IDENTITY_PROBATION_MS  2000
 #define IDENTITY_FULL_SCAN_MS  1000
 #define IDENTITY_NL_RECV_TRIES 4
+#define IDENTITY_FDS_ORDERED   65536 /* fds of one process read newest first */
 
 /* A process of the sandbox, sorted by pid. */
 struct cand {
 	pid_t pid;
-	int fd_dir; /* /proc/PID/fd, pins the process; -1 past the fd cap */
+	int fd_dir;  /* /proc/PID/fd, pins the process; -1 past the fd cap */
+	int last_fd; /* where the last lookup found its socket; -1 none */
 };
 
 /*
@@ -176,6 +178,7 @@ struct identity_ctx {
 	_Alignas(8) unsigned char nlbuf[8192];
 	_Alignas(8) unsigned char dents_proc[16384];
 	_Alignas(8) unsigned char dents_fd[8192];
+	int fdnums[IDENTITY_FDS_ORDERED]; /* scan_fd_dir */
 	char rbuf[4096];
 	char statbuf[65536]; /* /proc/stat grows with CPUs and IRQs */
 	char raw_cmdline[IDENTITY_CMDLINE_MAX + 1];
@@ -566,6 +569,7 @@ cand_add(struct identity_ctx *ctx, pid_t pid, int fd_dir)
 	    (ctx->ncand - lo) * sizeof(ctx->cand[0]));
 	ctx->cand[lo].pid = pid;
 	ctx->cand[lo].fd_dir = fd_dir;
+	ctx->cand[lo].last_fd = -1;
 	ctx->ncand++;
 	return true;
 }
@@ -732,7 +736,8 @@ read_last_pid(struct identity_ctx *ctx, pid_t *last)
 	return true;
 }
 
-static int scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum);
+static int scan_fd_dir(
+    struct identity_ctx *ctx, int fd_dir, int *fdnum, int *last_fd);
 static bool found_add(struct identity_ctx *ctx, pid_t pid, int fdnum);
 
 enum list_act { LIST_CLASSIFY, LIST_CALIBRATE, LIST_HOST_SCAN };
@@ -748,7 +753,7 @@ host_scan_one(struct identity_ctx *ctx, pid_t pid)
 	if (fdd < 0) {
 		r = errno == ENOENT || errno == ESRCH ? -ENOENT : -EACCES;
 	} else {
-		r = scan_fd_dir(ctx, fdd, &fdnum);
+		r = scan_fd_dir(ctx, fdd, &fdnum, NULL);
 		close(fdd);
 	}
 	if (r == 1)
@@ -940,16 +945,54 @@ identity_refresh(struct identity_ctx *ctx, bool full)
 /* ------------------------------------------------------------------ */
 /* fd scan                                                             */
 
+/* readlink of one fd: 1 when it is ctx->want, 0 when not (or closed
+ * meanwhile), -EACCES when it cannot be read. */
+static int
+fd_is_want(struct identity_ctx *ctx, int fd_dir, const char *name)
+{
+	char link[64];
+	ssize_t l = readlinkat(fd_dir, name, link, sizeof(link));
+
+	if (l < 0)
+		return errno == ENOENT ? 0 : -EACCES;
+	return (size_t)l == ctx->wantlen &&
+	    memcmp(link, ctx->want, ctx->wantlen) == 0;
+}
+
 /*
  * Looks for ctx->want among the fds of one process. Returns 1 (fdnum set),
  * 0, -ENOENT (process gone) or -EACCES (cannot tell, for whatever reason:
  * the caller fails closed).
+ *
+ * A process holding many sockets usually gets its newest one (the one being
+ * looked up) next to where its previous one was, or at the top. So the fd
+ * after *last_fd and *last_fd itself are tried first (no directory
+ * listing at all, which costs per open fd), then the fd numbers are listed
+ * and read from the highest down (past IDENTITY_FDS_ORDERED fds, in
+ * directory order). Any fd naming the socket proves this process holds it;
+ * *last_fd (NULL: no hint) is where it was found.
  */
 static int
-scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
+scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum, int *last_fd)
 {
-	char link[64];
+	size_t nfds = 0;
+	bool ordered = true;
+	int r;
 
+	if (last_fd && *last_fd >= 0) {
+		for (int k = 1; k >= 0; k--) {
+			char name[16];
+			int v = *last_fd + k;
+
+			snprintf(name, sizeof(name), "%d", v);
+			if ((r = fd_is_want(ctx, fd_dir, name)) == 1) {
+				*fdnum = *last_fd = v;
+				return 1;
+			}
+			if (r < 0)
+				break; /* the listing below tells why */
+		}
+	}
 	if (lseek(fd_dir, 0, SEEK_SET) < 0)
 		return -EACCES;
 	for (;;) {
@@ -960,30 +1003,45 @@ scan_fd_dir(struct identity_ctx *ctx, int fd_dir, int *fdnum)
 			return errno == ENOENT || errno == ESRCH ? -ENOENT :
 			                                           -EACCES;
 		if (n == 0)
-			return 0;
+			break;
 		for (ssize_t o = 0; o < n;) {
 			struct dirent64 *d =
 			    (struct dirent64 *)(void *)(ctx->dents_fd + o);
-			ssize_t l;
 			long v;
 
 			o += d->d_reclen;
-			if (d->d_name[0] == '.')
+			if (d->d_name[0] == '.' ||
+			    !parse_uint_name(d->d_name, INT32_MAX, &v))
 				continue;
-			l = readlinkat(fd_dir, d->d_name, link, sizeof(link));
-			if (l < 0) {
-				if (errno == ENOENT)
-					continue; /* closed meanwhile */
-				return -EACCES;
+			if (ordered && nfds < IDENTITY_FDS_ORDERED) {
+				ctx->fdnums[nfds++] = (int)v;
+				continue;
 			}
-			if ((size_t)l == ctx->wantlen &&
-			    memcmp(link, ctx->want, ctx->wantlen) == 0 &&
-			    parse_uint_name(d->d_name, INT32_MAX, &v)) {
-				*fdnum = (int)v;
-				return 1;
+			/* too many to order: the rest in directory order */
+			ordered = false;
+			if ((r = fd_is_want(ctx, fd_dir, d->d_name)) != 0) {
+				if (r == 1 && last_fd)
+					*last_fd = (int)v;
+				if (r == 1)
+					*fdnum = (int)v;
+				return r;
 			}
 		}
 	}
+	while (nfds > 0) {
+		char name[16];
+		int v = ctx->fdnums[--nfds];
+
+		snprintf(name, sizeof(name), "%d", v);
+		if ((r = fd_is_want(ctx, fd_dir, name)) != 0) {
+			if (r == 1 && last_fd)
+				*last_fd = v;
+			if (r == 1)
+				*fdnum = v;
+			return r;
+		}
+	}
+	return 0;
 }
 
 static bool
@@ -1030,11 +1088,11 @@ scan_candidates(struct identity_ctx *ctx)
 			r = fdd < 0 ?
 			    (errno == ENOENT || errno == ESRCH ? -ENOENT :
 			                                         -EACCES) :
-			    scan_fd_dir(ctx, fdd, &fdnum);
+			    scan_fd_dir(ctx, fdd, &fdnum, &c->last_fd);
 			if (fdd >= 0)
 				close(fdd);
 		} else {
-			r = scan_fd_dir(ctx, fdd, &fdnum);
+			r = scan_fd_dir(ctx, fdd, &fdnum, &c->last_fd);
 		}
 		if (r == 1 && !found_add(ctx, c->pid, fdnum))
 			return false;
@@ -1068,7 +1126,8 @@ scan_candidates(struct identity_ctx *ctx)
 		classify_new(ctx, reborn[i]);
 		ci = cand_find(ctx, reborn[i]);
 		if (ci >= 0 && ctx->cand[ci].fd_dir >= 0 &&
-		    scan_fd_dir(ctx, ctx->cand[ci].fd_dir, &fdnum) == 1 &&
+		    scan_fd_dir(ctx, ctx->cand[ci].fd_dir, &fdnum,
+		        &ctx->cand[ci].last_fd) == 1 &&
 		    !found_add(ctx, reborn[i], fdnum))
 			return false;
 	}

@@ -175,8 +175,9 @@ void identity_free(struct identity_ctx *ctx);
  * their /proc files open. Returns IDENTITY_OK with out filled for the
  * reporting holder, or an error with out filled as far as known (holders[]
  * for AMBIGUOUS, err_pid for UNREADABLE and PID_REUSED). Synchronous; costs
- * ~45 us plus ~2.5 us per fd and ~5 us per process in the sandbox (on a
- * 2-core VM where a syscall costs 1 us), independent of host processes.
+ * ~45 us plus ~5 us per process in the sandbox (on a 2-core VM where a
+ * syscall costs 1 us), plus ~2.5 us per fd of a process whose socket is not
+ * next to the last one found there; independent of host processes.
  */
 enum identity_err identity_lookup(struct identity_ctx *ctx,
     const struct sockaddr *client, const struct sockaddr *local,

@@ -562,8 +562,8 @@ if want tunnels; then
 	# egressd holds 2 sockets per idle tunnel (a direction gets a pipe
 	# only once it carries bulk), plus its own; the client one socket
 	# each, the sink one each. Opening one costs egressd a caller lookup
-	# that reads every fd in the sandbox, so the whole run grows with the
-	# square of the count: 5000 (the figure) takes a minute or two.
+	# that tries the fd next to the client's previous socket first, and
+	# otherwise lists its fds: 5000 (the figure).
 	_n=$(((FD_LIMIT - 500) / 2 / 100 * 100))
 	[ "$_n" -gt 5000 ] && _n=5000
 	NTUN=${BENCH_TUNNELS:-$_n}
@@ -587,7 +587,8 @@ if want tunnels; then
 	    "$(val rss_per_fresh_tunnel_bytes) bytes"
 	say "opening a tunnel took $(val tunnels_idle_open_first_us) us with" \
 	    "few open and $(val tunnels_idle_open_last_us) us with" \
-	    "$NTUN open (the caller lookup reads every fd in the sandbox)"
+	    "$NTUN open (the caller lookup finds a socket next to the" \
+	    "previous one without listing the client's fds)"
 fi
 
 # ---- summary ----------------------------------------------------------------------

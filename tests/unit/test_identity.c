@@ -750,6 +750,65 @@ test_basic_v4(struct env *e)
 	kids_done(&k);
 }
 
+/*
+ * Two processes holding many sockets each, every socket looked up in
+ * orders unlike the one they were opened in: the lookup tries the fd next
+ * to the last one found in a process first, then reads its fds from the
+ * highest down; every socket must be found in its own process, never in
+ * the other one.
+ */
+#define MANY_SOCKS 24 /* per process */
+
+static void
+test_many_fds(struct env *e)
+{
+	static struct conn c[2 * MANY_SOCKS];
+	pid_t owner[2 * MANY_SOCKS], kid[2];
+	struct kids k;
+	struct identity id;
+	int ok = 0, n = 0;
+
+	kids_init(&k);
+	for (int p = 0; p < 2; p++) {
+		kid[p] = kid_fork(&k);
+		if (kid[p] == 0) {
+			enter_ns(test_ns);
+			for (int i = 0; i < MANY_SOCKS; i++)
+				kid_connect(AF_INET,
+				    (struct sockaddr *)&e->l4.addr, e->l4.len);
+			send_msg(k.ready[1], "R", getpid());
+			hold_forever(k.ctl[0]);
+		}
+		for (int i = 0; i < MANY_SOCKS && accept_conn(&e->l4, &c[n]);
+		     i++)
+			owner[n++] = kid[p];
+		if (kids_wait(&k, "R") != kid[p])
+			n = -1;
+	}
+	if (!tap_ok(n == 2 * MANY_SOCKS,
+	        "many fds: two children hold %d connections each",
+	        MANY_SOCKS)) {
+		kids_done(&k);
+		return;
+	}
+	/* newest first, oldest first, then strided across both processes */
+	for (int pass = 0; pass < 3; pass++)
+		for (int j = 0; j < n; j++) {
+			int i = pass == 0 ? n - 1 - j :
+			    pass == 1     ? j :
+			                    (j * 7) % n;
+
+			if (lookup(e->ns, &c[i], &id) == IDENTITY_OK &&
+			    id.pid == owner[i] && id.nholders == 1)
+				ok++;
+		}
+	tap_is_int(ok, 3 * n,
+	    "many fds: every socket found in its own process, in any order");
+	for (int i = 0; i < n; i++)
+		close(c[i].fd);
+	kids_done(&k);
+}
+
 static void
 test_v6_and_mapped(struct env *e)
 {
@@ -1913,6 +1972,7 @@ main(int argc, char **argv)
 		return tap_done();
 
 	test_basic_v4(&e);
+	test_many_fds(&e);
 	test_v6_and_mapped(&e);
 	test_exec_paths(&e);
 	test_caller_gone(&e);

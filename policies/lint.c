@@ -16,18 +16,9 @@
 #include "lint.h"
 #include "log.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 #define LINT_MAX_SYMLINKS 40
-
-static char *
-xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (r == NULL)
-		fatal("out of memory");
-	return r;
-}
 
 /* Joins root and an absolute path ("/" root adds nothing). */
 static bool

@@ -19,31 +19,12 @@
 #include "policy.h"
 #include "strbuf.h"
 #include "ytree.h"
+#include "xalloc.h"
 
 struct ctx {
 	struct diags *d;
 	bool ok;
 };
-
-static void *
-xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
-}
-
-static char *
-xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (r == NULL)
-		fatal("out of memory");
-	return r;
-}
 
 static void err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

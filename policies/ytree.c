@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "log.h"
 #include "ytree.h"
+#include "xalloc.h"
 
 struct anchor {
 	char *name;
@@ -30,16 +31,6 @@ struct builder {
 	struct ynode *pending_key[YTREE_MAX_DEPTH + 1];
 	size_t total; /* expanded node count so far */
 };
-
-static void *
-xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n, sz);
-
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
-}
 
 static struct ynode *
 node_new(struct builder *b, enum ynode_type type, const yaml_mark_t *m)

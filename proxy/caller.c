@@ -11,6 +11,7 @@
 #include "caller.h"
 #include "identity.h"
 #include "log.h"
+#include "xalloc.h"
 
 #define CALLER_BUCKETS 256
 
@@ -18,16 +19,6 @@ struct caller_table {
 	struct caller_exe *buckets[CALLER_BUCKETS];
 	size_t count;
 };
-
-static char *
-xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (r == NULL)
-		fatal("out of memory");
-	return r;
-}
 
 static unsigned
 path_hash(const char *s)

@@ -20,20 +20,9 @@
 #include "log.h"
 #include "policy.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 #define CTL_EXPLAIN_NODES 65536
-
-static char *
-xstrdup(const char *s)
-{
-	char *p;
-
-	if (s == NULL)
-		return NULL;
-	if ((p = strdup(s)) == NULL)
-		fatal("out of memory");
-	return p;
-}
 
 void
 ctl_explain_free(struct ctl_explain *x)

@@ -21,36 +21,7 @@
 #include "match.h"
 #include "policy.h"
 #include "strbuf.h"
-
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
-}
-
-static void *
-xrealloc(void *p, size_t n, size_t size)
-{
-	if ((p = realloc(p, n * size)) == NULL)
-		fatal("out of memory");
-	return p;
-}
-
-static char *
-xstrdup(const char *s)
-{
-	char *p;
-
-	if (s == NULL)
-		return NULL;
-	if ((p = strdup(s)) == NULL)
-		fatal("out of memory");
-	return p;
-}
+#include "xalloc.h"
 
 /* ------------------------------------------------------------------ */
 /* Names */
@@ -188,7 +159,8 @@ skip_add(struct ctl_proposal *pr, const struct ctl_denial *g, const char *why)
 			pr->skips[i].count += g->count;
 			return;
 		}
-	pr->skips = xrealloc(pr->skips, pr->nskips + 1, sizeof(*pr->skips));
+	pr->skips =
+	    xreallocarray(pr->skips, pr->nskips + 1, sizeof(*pr->skips));
 	strbuf_init(&ex, 1024);
 	ctl_text_safe(&ex, g->binary ? g->binary : "(unknown)");
 	strbuf_puts(&ex, " -> ");
@@ -548,7 +520,7 @@ endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 			e = c;
 	}
 	if (e == NULL) {
-		b->endpoints = xrealloc(
+		b->endpoints = xreallocarray(
 		    b->endpoints, b->nendpoints + 1, sizeof(*b->endpoints));
 		e = &b->endpoints[b->nendpoints++];
 		memset(e, 0, sizeof(*e));
@@ -562,7 +534,7 @@ endpoint_add(struct ctl_prop_block *b, const struct unit *u)
 		    e->is_ip ? NULL : lint_shared_content_domain(e->host);
 		set_like(e, u);
 	}
-	e->ports = xrealloc(e->ports, e->nports + 1, sizeof(*e->ports));
+	e->ports = xreallocarray(e->ports, e->nports + 1, sizeof(*e->ports));
 	e->ports[e->nports].port = u->port;
 	e->ports[e->nports].audit_only = u->audit_only;
 	e->nports++;
@@ -579,7 +551,7 @@ unit_add(struct unit **units, size_t *nunits, const struct item *it)
 		    (*units)[i].port == it->port && (*units)[i].tcp == it->tcp)
 			u = &(*units)[i];
 	if (u == NULL) {
-		*units = xrealloc(*units, *nunits + 1, sizeof(**units));
+		*units = xreallocarray(*units, *nunits + 1, sizeof(**units));
 		u = &(*units)[(*nunits)++];
 		memset(u, 0, sizeof(*u));
 		u->host = &it->host;
@@ -591,7 +563,7 @@ unit_add(struct unit **units, size_t *nunits, const struct item *it)
 			    it->host.name, u->family, sizeof(u->family));
 	}
 	if (!str_in(u->binaries, u->nbinaries, it->binary)) {
-		u->binaries = xrealloc(
+		u->binaries = xreallocarray(
 		    u->binaries, u->nbinaries + 1, sizeof(*u->binaries));
 		u->binaries[u->nbinaries++] = it->binary;
 	}
@@ -656,7 +628,7 @@ ctl_propose_build(const struct ctl_denials *dn, const struct policy *merge,
 			        u->nbinaries))
 				b = &pr->blocks[j];
 		if (b == NULL) {
-			pr->blocks = xrealloc(
+			pr->blocks = xreallocarray(
 			    pr->blocks, pr->nblocks + 1, sizeof(*pr->blocks));
 			b = &pr->blocks[pr->nblocks++];
 			memset(b, 0, sizeof(*b));

@@ -20,30 +20,9 @@
 #include "json.h"
 #include "log.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 #define CTL_RECORD_NODES 1024
-
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p == NULL)
-		fatal("out of memory");
-	return p;
-}
-
-static char *
-xstrdup(const char *s)
-{
-	char *p;
-
-	if (s == NULL)
-		return NULL;
-	if ((p = strdup(s)) == NULL)
-		fatal("out of memory");
-	return p;
-}
 
 const char *
 ctl_decision_name(enum ctl_decision d)

@@ -789,12 +789,8 @@ ctl_explain_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "egressctl explain: unexpected argument '%s'\n",
-		    argv[optind]);
-		explain_usage(stderr);
+	if (ctl_text_extra_args("explain", argc, argv, explain_usage))
 		return 2;
-	}
 	if ((q.binary == NULL && q.source == NULL) || q.host == NULL ||
 	    q.port < 0) {
 		fprintf(stderr,

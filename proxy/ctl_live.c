@@ -222,12 +222,8 @@ ctl_live_tail_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "egressctl tail: unexpected argument '%s'\n",
-		    argv[optind]);
-		tail_usage(stderr);
+	if (ctl_text_extra_args("tail", argc, argv, tail_usage))
 		return 2;
-	}
 	path = ctl_client_path(control);
 	if ((fd = ctl_client_connect(path, NULL, err, sizeof(err))) == -1) {
 		fprintf(stderr, "egressctl: %s\n", err);
@@ -579,12 +575,8 @@ simple_main(int argc, char **argv, const char *cmd, void (*usage)(FILE *f),
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "egressctl %s: unexpected argument '%s'\n", cmd,
-		    argv[optind]);
-		usage(stderr);
+	if (ctl_text_extra_args(cmd, argc, argv, usage))
 		return 2;
-	}
 	return -1;
 }
 

@@ -957,17 +957,10 @@ ctl_propose_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "egressctl propose: unexpected argument '%s'\n",
-		    argv[optind]);
-		propose_usage(stderr);
+	if (ctl_text_extra_args("propose", argc, argv, propose_usage))
 		return 2;
-	}
-	if (src.log && src.control) {
-		fprintf(stderr,
-		    "egressctl propose: --log and --control exclude each other\n");
+	if (ctl_records_source_conflict(&src, "propose"))
 		return 2;
-	}
 	if (root && merge_file == NULL) {
 		fprintf(stderr,
 		    "egressctl propose: --root applies to --merge POLICY\n");

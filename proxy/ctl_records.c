@@ -713,6 +713,17 @@ ctl_denials_load(struct ctl_denials *dn, const struct ctl_records_source *src,
 	return 0;
 }
 
+bool
+ctl_records_source_conflict(
+    const struct ctl_records_source *src, const char *cmd)
+{
+	if (src->log == NULL || src->control == NULL)
+		return false;
+	fprintf(stderr,
+	    "egressctl %s: --log and --control exclude each other\n", cmd);
+	return true;
+}
+
 void
 ctl_records_source_text(
     const struct ctl_records_source *src, struct strbuf *out)
@@ -791,17 +802,10 @@ ctl_records_denials_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "egressctl denials: unexpected argument '%s'\n",
-		    argv[optind]);
-		denials_usage(stderr);
+	if (ctl_text_extra_args("denials", argc, argv, denials_usage))
 		return 2;
-	}
-	if (src.log && src.control) {
-		fprintf(stderr,
-		    "egressctl denials: --log and --control exclude each other\n");
+	if (ctl_records_source_conflict(&src, "denials"))
 		return 2;
-	}
 	ctl_denials_init(&dn);
 	if ((rc = ctl_denials_load(&dn, &src, "denials")) != 0) {
 		ctl_denials_free(&dn);

@@ -123,6 +123,10 @@ struct ctl_records_source {
 	const char *since;   /* --since DUR, or NULL for everything */
 };
 
+/* True (and a message on stderr) when both --log and --control were
+ * given to "egressctl cmd". */
+bool ctl_records_source_conflict(
+    const struct ctl_records_source *src, const char *cmd);
 /* Reads the source into dn; prints what went wrong (and a warning about
  * skipped lines) on stderr. Returns 0, or 2 when the source failed. cmd
  * names the subcommand in messages. */

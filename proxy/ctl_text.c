@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl_text.h"
 #include "strbuf.h"
@@ -129,4 +130,16 @@ ctl_text_age(struct strbuf *out, uint64_t s)
 		strbuf_printf(out, "%lluh%02llum", v / 3600, v % 3600 / 60);
 	else
 		strbuf_printf(out, "%llud%02lluh", v / 86400, v % 86400 / 3600);
+}
+
+bool
+ctl_text_extra_args(
+    const char *cmd, int argc, char *const *argv, void (*usage)(FILE *))
+{
+	if (optind >= argc)
+		return false;
+	fprintf(stderr, "egressctl %s: unexpected argument '%s'\n", cmd,
+	    argv[optind]);
+	usage(stderr);
+	return true;
 }

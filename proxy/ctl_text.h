@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct strbuf;
 
@@ -27,6 +28,11 @@ void ctl_text_safe(struct strbuf *out, const char *s);
 /* For text egressd already escaped (command lines: "\\" and "\\xNN"):
  * like ctl_text_safe() but a backslash passes as it is. */
 void ctl_text_escaped(struct strbuf *out, const char *s);
+
+/* After getopt: true (and a message and usage(stderr) printed) when
+ * arguments are left over for "egressctl cmd". */
+bool ctl_text_extra_args(
+    const char *cmd, int argc, char *const *argv, void (*usage)(FILE *));
 
 /* Appends a time in milliseconds since the epoch as UTC ISO 8601
  * ("2026-11-30T01:35:12Z"); "-" for 0 or less. */

@@ -406,7 +406,8 @@ refuse_early(struct session *s, int status, enum reason why, const char *detail)
 
 /* ---- the tunnel ----------------------------------------------------------- */
 
-void
+/* relay_start() completion for sessions: closes s. */
+static void
 session_relay_done_cb(struct relay *r, enum relay_end end, void *arg)
 {
 	struct session *s = arg;
@@ -414,6 +415,18 @@ session_relay_done_cb(struct relay *r, enum relay_end end, void *arg)
 	(void)r;
 	session_close(s,
 	    end == RELAY_END_CLOSED ? REASON_ALLOWED : REASON_CONNECT_FAILED);
+}
+
+bool
+session_start_relay(struct session *s)
+{
+	s->relay = relay_start(
+	    s->d->base, s->cfd, s->ufd, true, session_relay_done_cb, s);
+	if (s->relay == NULL) {
+		session_close(s, REASON_CONNECT_FAILED);
+		return false;
+	}
+	return true;
 }
 
 /* The SNI check failed: log and enforce (or only log, in audit mode). */
@@ -603,12 +616,8 @@ start_tunnel(struct session *s)
 		session_close(s, REASON_CONNECT_FAILED);
 		return;
 	}
-	s->relay = relay_start(
-	    s->d->base, s->cfd, s->ufd, true, session_relay_done_cb, s);
-	if (s->relay == NULL) {
-		session_close(s, REASON_CONNECT_FAILED);
+	if (!session_start_relay(s))
 		return;
-	}
 	s->state = SESSION_PEEK;
 	event_free(u->crd);
 	event_free(u->timer);

@@ -93,8 +93,9 @@ bool session_intercept(struct session *s, const struct hostname *host,
  * caller), local the destination as the client sees it. */
 void session_bind_identity(struct session *s, const struct sockaddr *peer,
     const struct sockaddr *local);
-/* relay_start() completion for sessions: closes s. */
-void session_relay_done_cb(struct relay *r, enum relay_end end, void *arg);
+/* Starts the relay between the client and upstream sockets, client bytes
+ * held until relay_release_up(); false when it could not (s is closed). */
+bool session_start_relay(struct session *s);
 /*
  * Decides an established connection again under policy p (after a reload):
  * still allowed: untouched; newly denied: closed in enforce mode (counted in

@@ -128,12 +128,8 @@ target_cb(struct target_result *res, void *arg)
 		    s, &t->host, t->buf, t->len, t->kind == TP_TLS);
 		return;
 	}
-	s->relay = relay_start(
-	    s->d->base, s->cfd, s->ufd, true, session_relay_done_cb, s);
-	if (s->relay == NULL) {
-		session_close(s, REASON_CONNECT_FAILED);
+	if (!session_start_relay(s))
 		return;
-	}
 	s->state = SESSION_RELAY;
 	relay_release_up(s->relay, t->buf, t->len);
 	s->tp = NULL;

@@ -438,25 +438,27 @@ original_dst(int fd, int family, struct addr *a, uint16_t *port)
  */
 static const struct sockaddr *
 client_address(struct transparent *t, const struct listener *l, int fd,
-    const struct sockaddr *peer, struct sockaddr_storage *client)
+    const struct addr *local, const struct sockaddr *peer,
+    struct sockaddr_storage *client)
 {
 	struct daemon *d = l->d;
-	struct sockaddr_storage local, odst;
-	socklen_t len = sizeof(local);
+	const struct sockaddr *self = (const struct sockaddr *)&l->addr;
+	struct sockaddr_storage bound, odst;
+	socklen_t len = sizeof(bound);
 	struct addr oa, ca;
 	uint16_t oport, cport;
 	int err;
 
 	if (d->ct == NULL)
 		return NULL; /* (never: a transparent listener needs it) */
-	memcpy(&local, &l->addr, sizeof(local));
-	if (!addr_from_sockaddr((struct sockaddr *)&local, &oa, &oport) ||
-	    addr_classify(&oa) == ADDR_UNSPECIFIED) {
-		if (getsockname(fd, (struct sockaddr *)&local, &len) != 0)
+	if (addr_classify(local) == ADDR_UNSPECIFIED) {
+		/* a wildcard listener: the address this flow came to */
+		if (getsockname(fd, (struct sockaddr *)&bound, &len) != 0)
 			return NULL;
+		self = (const struct sockaddr *)&bound;
 	}
-	if (conntrack_original(d->ct, (struct sockaddr *)&local, peer, client,
-	        &odst, &err) != CT_FOUND ||
+	if (conntrack_original(d->ct, self, peer, client, &odst, &err) !=
+	        CT_FOUND ||
 	    !addr_from_sockaddr((struct sockaddr *)&odst, &oa, &oport) ||
 	    !addr_equal(&oa, &t->orig) || oport != t->orig_port ||
 	    !addr_from_sockaddr((struct sockaddr *)client, &ca, &cport))
@@ -504,7 +506,8 @@ transparent_accept(struct listener *l, int fd, const struct sockaddr *peer)
 	}
 	s->port = t->orig_port;
 	addr_to_sockaddr(&t->orig, t->orig_port, &orig);
-	session_bind_identity(s, client_address(t, l, fd, peer, &client),
+	session_bind_identity(s,
+	    client_address(t, l, fd, &local, peer, &client),
 	    (struct sockaddr *)&orig);
 	s->state = SESSION_HEAD;
 	if ((d->cfg.max_conns && d->nsessions > d->cfg.max_conns) ||

@@ -33,10 +33,9 @@ diags_free(struct diags *d)
 }
 
 void
-diag_add(
-    struct diags *d, enum diag_sev sev, int line, int col, const char *fmt, ...)
+diag_vadd(struct diags *d, enum diag_sev sev, int line, int col,
+    const char *fmt, va_list ap)
 {
-	va_list ap;
 	struct diag *g;
 
 	if (d->n == d->cap) {
@@ -49,15 +48,24 @@ diag_add(
 	g->line = line;
 	g->col = col;
 	g->seq = (unsigned)d->n;
-	va_start(ap, fmt);
 	if (vasprintf(&g->msg, fmt, ap) == -1)
 		fatal("out of memory");
-	va_end(ap);
 	d->n++;
 	if (sev == DIAG_ERROR)
 		d->nerrors++;
 	else if (sev == DIAG_WARNING)
 		d->nwarnings++;
+}
+
+void
+diag_add(
+    struct diags *d, enum diag_sev sev, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vadd(d, sev, line, col, fmt, ap);
+	va_end(ap);
 }
 
 static int

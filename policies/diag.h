@@ -6,6 +6,7 @@
 #ifndef EGRESSD_DIAG_H
 #define EGRESSD_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,6 +33,8 @@ void diags_init(struct diags *d, const char *file);
 void diags_free(struct diags *d);
 void diag_add(struct diags *d, enum diag_sev sev, int line, int col,
     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void diag_vadd(struct diags *d, enum diag_sev sev, int line, int col,
+    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 /* Sorts by position (whole-file messages first), keeping insertion order
  * among equals. */
 void diags_sort(struct diags *d);

@@ -33,14 +33,10 @@ static void
 err(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		fatal("out of memory");
+	diag_vadd(c->d, DIAG_ERROR, n ? n->line : 0, n ? n->col : 0, fmt, ap);
 	va_end(ap);
-	diag_add(c->d, DIAG_ERROR, n ? n->line : 0, n ? n->col : 0, "%s", msg);
-	free(msg);
 	c->ok = false;
 }
 
@@ -51,15 +47,10 @@ static void
 warn(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		fatal("out of memory");
+	diag_vadd(c->d, DIAG_WARNING, n ? n->line : 0, n ? n->col : 0, fmt, ap);
 	va_end(ap);
-	diag_add(
-	    c->d, DIAG_WARNING, n ? n->line : 0, n ? n->col : 0, "%s", msg);
-	free(msg);
 }
 
 /* ---- typed access to YAML nodes ---------------------------------------- */

@@ -44,6 +44,18 @@ is_hex(int c)
 	return hex_val(c) >= 0;
 }
 
+/* The byte of a %XX escape whose '%' was just read, or -1 when two hex
+ * digits do not follow. */
+static int
+pct_byte(struct cursor *c)
+{
+	const uint8_t *h;
+
+	if (!cursor_bytes(c, 2, &h) || !is_hex(h[0]) || !is_hex(h[1]))
+		return -1;
+	return hex_val(h[0]) << 4 | hex_val(h[1]);
+}
+
 /* RFC 3986 §2.3. */
 static bool
 is_unreserved(int c)
@@ -274,14 +286,11 @@ canon(const char *in, size_t len, bool allow_slash, enum canon_mode mode,
 			continue;
 		}
 		if (ch == '%') {
-			const uint8_t *h;
-			int v;
+			int v = pct_byte(&c);
 
-			if (!cursor_bytes(&c, 2, &h) || !is_hex(h[0]) ||
-			    !is_hex(h[1]))
+			if (v < 0)
 				return fail_at(
 				    err_off, at, L7_PATH_ERR_BAD_ESCAPE);
-			v = hex_val(h[0]) << 4 | hex_val(h[1]);
 			if (v == 0)
 				return fail_at(err_off, at, L7_PATH_ERR_NUL);
 			if (v == '/' && !allow_slash)
@@ -445,14 +454,11 @@ l7_query_parse(
 			continue;
 		}
 		if (ch == '%') {
-			const uint8_t *h;
-			int v;
+			int v = pct_byte(&c);
 
-			if (!cursor_bytes(&c, 2, &h) || !is_hex(h[0]) ||
-			    !is_hex(h[1]))
+			if (v < 0)
 				return fail_at(
 				    err_off, at, L7_PATH_ERR_QUERY_ESCAPE);
-			v = hex_val(h[0]) << 4 | hex_val(h[1]);
 			if (v == 0)
 				return fail_at(
 				    err_off, at, L7_PATH_ERR_QUERY_NUL);
